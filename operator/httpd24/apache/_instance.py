@@ -1,0 +1,310 @@
+"""A real httpd serving on a free loopback port, as a context manager."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+from typing import Iterable, Mapping
+
+from ._client import Response, request
+from ._httpd import Httpd, HttpdError, _main_config, _Tree, find_httpd
+
+__all__ = ["Instance", "free_port"]
+
+ACCESS_LOG_FORMAT = '%a %l %u %t \\"%r\\" %>s %b'
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port that was free on ``host`` a moment ago."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+def _group_members(pgid: int) -> list[tuple[int, str]]:
+    """(pid, state) of every process in process group ``pgid`` (Linux /proc)."""
+    out = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        entries = []
+    if not entries:  # no /proc: ask the kernel whether the group exists at all
+        try:
+            os.killpg(pgid, 0)
+            return [(pgid, "?")]
+        except ProcessLookupError:
+            return []
+        except PermissionError:
+            return [(pgid, "?")]
+    for e in entries:
+        if not e.isdigit():
+            continue
+        try:
+            with open(f"/proc/{e}/stat", "rb") as f:
+                stat = f.read().decode("ascii", "replace")
+        except OSError:
+            continue
+        # pid (comm) state ppid pgrp ...; comm may contain spaces and parens
+        rest = stat[stat.rfind(")") + 2 :].split()
+        if len(rest) >= 3 and int(rest[2]) == pgid:
+            out.append((int(e), rest[0]))
+    return out
+
+
+class Instance:
+    """A real httpd on ``127.0.0.1:<free port>`` with everything in a temp dir.
+
+    ``files`` (relative name -> content) are written into the server root and
+    ``entry`` (if given) is included from the generated main configuration
+    (see :func:`httpd24.apache.server_config`); ``modules`` are the module
+    identifiers to load.  The main configuration adds an access log in the
+    format ``%a %l %u %t "%r" %>s %b`` (``log_config_module`` is loaded for it
+    when it is not built in), an empty default DocumentRoot and ``extra``.
+
+    The server runs in the foreground (``-D FOREGROUND``) as a child process in
+    its own process group.  ``start()`` returns once the port accepts
+    connections, or raises :class:`HttpdError` with the error log.  ``stop()``
+    (also on leaving the ``with`` block) sends SIGTERM, waits, and checks that
+    no process of the group is left (SIGKILL and an error otherwise).  Any
+    number of instances may run at once.
+
+    Example::
+
+        with Instance({"site.conf": b"<Location /s>\\n SetHandler server-status\\n</Location>\\n"},
+                      "site.conf", ["status_module", "authz_core_module"]) as srv:
+            assert srv.request("/s").status == 200
+    """
+
+    def __init__(
+        self,
+        files: Mapping[str, bytes | str] | None = None,
+        entry: str | None = None,
+        modules: Iterable[str] = (),
+        *,
+        httpd: Httpd | None = None,
+        extra: str = "",
+        start_timeout: float = 20,
+        stop_timeout: float = 20,
+        access_log: bool = True,
+        defines: Iterable[str] = (),
+        keep: bool | None = None,
+    ):
+        self.httpd = httpd or find_httpd()
+        if self.httpd is None:
+            raise HttpdError("no httpd binary found")
+        self.files = dict(files or {})
+        self.entry = entry
+        self.modules = list(modules)
+        self.extra = extra
+        self.start_timeout = start_timeout
+        self.stop_timeout = stop_timeout
+        self.want_access_log = access_log
+        self.defines = list(defines)
+        self.keep = bool(os.environ.get("HTTPD24_KEEP_TMP")) if keep is None else keep
+        self.port: int | None = None
+        self.proc: subprocess.Popen[bytes] | None = None
+        self._tree: _Tree | None = None
+        self._snapshot = ("", "")
+
+    # --- properties ----------------------------------------------------------
+
+    @property
+    def url(self) -> str:
+        if self.port is None:
+            raise HttpdError("instance is not running")
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def pid(self) -> int | None:
+        return self.proc.pid if self.proc else None
+
+    @property
+    def root(self) -> Path:
+        """The ServerRoot (the caller's files live here)."""
+        if self._tree is None:
+            raise HttpdError("instance is not started")
+        return self._tree.root
+
+    @property
+    def main_config(self) -> str:
+        if self._tree is None:
+            raise HttpdError("instance is not started")
+        return self._tree.main.read_text()
+
+    def _read(self, path: Path) -> str:
+        try:
+            return path.read_text(errors="replace")
+        except FileNotFoundError:
+            return ""
+
+    def error_log(self) -> str:
+        """The main server's error log so far (the one the generated config sets).
+
+        Still available after :meth:`stop` (a copy taken before clean-up).
+        """
+        return self._read(self._tree.error_log) if self._tree else self._snapshot[0]
+
+    def access_log(self) -> str:
+        """The access log so far (see :meth:`wait_access_log`); kept after :meth:`stop`."""
+        return self._read(self._tree.access_log) if self._tree else self._snapshot[1]
+
+    def wait_access_log(self, lines: int, timeout: float = 5) -> list[str]:
+        """Wait until the access log holds at least ``lines`` lines; return them.
+
+        httpd writes the access log line after the response has been sent, so
+        a client may see the answer a moment before the line appears.
+        """
+        deadline = time.monotonic() + timeout
+        while True:
+            got = self.access_log().splitlines()
+            if len(got) >= lines or time.monotonic() > deadline:
+                return got
+            time.sleep(0.02)
+
+    def request(self, path: str = "/", **kw) -> Response:
+        """:func:`httpd24.apache.request` against this instance."""
+        if self.port is None:
+            raise HttpdError("instance is not running")
+        return request(self.port, path, **kw)
+
+    # --- lifecycle -----------------------------------------------------------
+
+    def _modules(self) -> list[str]:
+        mods = list(self.modules)
+        if self.want_access_log and not self.httpd.is_builtin("log_config_module") and "log_config_module" not in mods:
+            mods.append("log_config_module")
+        return mods
+
+    def _extra(self) -> str:
+        parts = []
+        if self.want_access_log:
+            parts.append(f'LogFormat "{ACCESS_LOG_FORMAT}" httpd24')
+            parts.append(f'CustomLog "{self._tree.access_log}" httpd24')
+        if self.extra:
+            parts.append(self.extra)
+        return "\n".join(parts)
+
+    def start(self) -> "Instance":
+        if self.proc is not None:
+            raise HttpdError("instance already started")
+        self._tree = _Tree(self.files, prefix="httpd24-instance-")
+        try:
+            last = ""
+            for _attempt in range(5):
+                self.port = free_port()
+                self._tree.write_main(
+                    _main_config(self._tree, self._modules(), self.entry, self.httpd, listen=[f"127.0.0.1:{self.port}"], extra=self._extra())
+                )
+                if self._launch():
+                    return self
+                last = self._failure_text()
+                if "Address already in use" not in last:
+                    break
+                self._tree.error_log.unlink(missing_ok=True)
+            raise HttpdError(f"httpd did not start:\n{last}")
+        except BaseException:
+            self._kill_group()
+            self._cleanup()
+            raise
+
+    def _failure_text(self) -> str:
+        stderr = self._read(self._tree.own / "stderr")
+        return (stderr + self.error_log()).strip() or "(no output)"
+
+    def _launch(self) -> bool:
+        tree = self._tree
+        args = [self.httpd.binary, "-d", str(tree.root), "-f", str(tree.main), "-D", "FOREGROUND"]
+        for d in self.defines:
+            args += ["-D", d]
+        with open(tree.own / "stderr", "wb") as err:
+            self.proc = subprocess.Popen(
+                args,
+                stdin=subprocess.DEVNULL,
+                stdout=err,
+                stderr=err,
+                env=self.httpd.env(tree.run),
+                cwd=str(tree.root),
+                start_new_session=True,
+            )
+        deadline = time.monotonic() + self.start_timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                self._kill_group()
+                self.proc = None
+                return False
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
+                    pass
+            except OSError:
+                time.sleep(0.03)
+                continue
+            return True
+        self._kill_group()
+        raise HttpdError(f"httpd did not accept connections within {self.start_timeout}s:\n{self._failure_text()}")
+
+    def _kill_group(self) -> None:
+        if self.proc is None:
+            return
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            self.proc.wait(5)
+        except subprocess.TimeoutExpired:
+            pass
+
+    def stop(self) -> None:
+        """Stop the server (SIGTERM) and check that every process of it is gone."""
+        if self.proc is None:
+            self._cleanup()
+            return
+        proc, pgid = self.proc, self.proc.pid
+        problems = []
+        try:
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(self.stop_timeout)
+            except subprocess.TimeoutExpired:
+                problems.append(f"httpd (pid {pgid}) did not stop within {self.stop_timeout}s after SIGTERM")
+            deadline = time.monotonic() + 5
+            left = _group_members(pgid)
+            while left and time.monotonic() < deadline:
+                # zombies of an exited parent are not ours to reap; count live ones only
+                left = [p for p in left if p[1] != "Z"]
+                if not left:
+                    break
+                time.sleep(0.05)
+                left = _group_members(pgid)
+            left = [p for p in left if p[1] != "Z"]
+            if left:
+                problems.append(f"processes left after stop: {left}")
+            if problems:
+                self._kill_group()
+                raise HttpdError("; ".join(problems) + "\n" + self.error_log())
+        finally:
+            self.proc = None
+            self.port = None
+            self._cleanup()
+
+    def _cleanup(self) -> None:
+        if self._tree is not None and not self.keep:
+            # keep the logs readable after the temporary directory is gone
+            self._snapshot = (self.error_log(), self.access_log())
+            self._tree.cleanup()
+            self._tree = None
+
+    def __enter__(self) -> "Instance":
+        return self.start()
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        try:
+            self.stop()
+        except HttpdError:
+            if exc_type is None:
+                raise

@@ -1,0 +1,18 @@
+"""The lossless configuration engine: parse, locate, edit, write back exactly.
+
+Pure: no I/O except :meth:`ConfigSet.from_directory`; never imports anything
+Kubernetes. See docs/architecture.md for the contract.
+"""
+
+from . import edit
+from .configset import ConfigSet, Item, UnresolvedInclude, View
+from .errors import ParseError
+from .nodes import Blank, Comment, Directive, Document, Location, Node, Section
+from .parser import parse, tokenize
+from .target import DEFAULT_TARGET, Liveness, Target, module_identifier, module_source
+
+__all__ = [
+    "Blank", "Comment", "ConfigSet", "DEFAULT_TARGET", "Directive", "Document", "Item", "Liveness", "Location",
+    "Node", "ParseError", "Section", "Target", "UnresolvedInclude", "View", "edit", "module_identifier",
+    "module_source", "parse", "tokenize",
+]

@@ -1,0 +1,346 @@
+"""A configuration made of several named files, and the view httpd would read of it.
+
+Files are named by relative path (a ConfigMap's keys, or paths under a
+directory). ``Include`` / ``IncludeOptional`` are resolved against those names
+the way httpd resolves them on disk: relative to the server root, wildcards
+per path component, matches in alphabetical order, a directory meaning every
+file below it. Conditions are judged against a :class:`Target` while walking,
+in order, as httpd does while reading.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import posixpath
+import re
+from dataclasses import dataclass, field
+from typing import Iterator, Mapping
+
+from .errors import ParseError
+from .nodes import Directive, Document, Node, Section
+from .parser import parse, tokenize
+from .target import DEFAULT_TARGET, Liveness, Target
+
+_VARIABLE = re.compile(r"\$\{([A-Za-z0-9_:.\-]+)\}")
+_GLOB_CHARS = re.compile(r"[*?\[]")
+_INCLUDES = frozenset({"include", "includeoptional"})
+
+
+@dataclass
+class Item:
+    """One directive or section as httpd reads it on the target.
+
+    ``context`` holds the enclosing sections outermost first, across includes:
+    a directive of a file included inside ``<VirtualHost>`` has that vhost in
+    its context. ``args`` have ``${VAR}`` substituted.
+    """
+
+    node: Directive
+    document: Document
+    live: Liveness
+    args: list[str]
+    context: tuple[Section, ...]
+    #: The Include chain that reached this file, outermost first.
+    via: tuple[Directive, ...] = ()
+
+    @property
+    def key(self) -> str:
+        return self.node.key
+
+    @property
+    def file(self) -> str:
+        return self.document.name
+
+    def in_section(self, *keys: str) -> Section | None:
+        """The innermost enclosing section whose key is one of ``keys``."""
+        for section in reversed(self.context):
+            if section.key in keys:
+                return section
+        return None
+
+
+@dataclass
+class UnresolvedInclude:
+    node: Directive
+    document: Document
+    pattern: str
+    optional: bool
+    live: Liveness
+    #: True when the path points outside the files of this set (for example a
+    #: system directory the set does not hold): it may exist on the server.
+    external: bool
+
+
+@dataclass
+class View:
+    """The configuration as httpd reads it on one target."""
+
+    target: Target
+    items: list[Item] = field(default_factory=list)
+    unresolved: list[UnresolvedInclude] = field(default_factory=list)
+    #: Modules loaded by LoadModule lines that are live (or possibly live).
+    loaded_modules: set[str] = field(default_factory=set)
+    defines: dict[str, str] = field(default_factory=dict)
+    _liveness: dict[int, Liveness] = field(default_factory=dict, repr=False)
+
+    def liveness(self, node: Node) -> Liveness:
+        """DEAD for nodes httpd never reads on the target (or never reaches)."""
+        return self._liveness.get(id(node), Liveness.DEAD)
+
+    def is_live(self, node: Node) -> bool:
+        """True unless httpd certainly skips the node on the target."""
+        return self.liveness(node) is not Liveness.DEAD
+
+    def directives(self) -> Iterator[Item]:
+        return iter(self.items)
+
+
+class ConfigSet:
+    """The files of one configuration, by name, with its entry file and server root."""
+
+    def __init__(
+        self,
+        documents: dict[str, Document],
+        *,
+        entry: str | None = None,
+        server_root: str = "/usr/local/apache2",
+        errors: list[ParseError] | None = None,
+        sources: dict[str, bytes] | None = None,
+        aliases: dict[str, str] | None = None,
+    ) -> None:
+        self.documents = documents
+        self.entry = entry if entry in documents else None
+        self.server_root = server_root.rstrip("/") or "/"
+        self.errors = errors or []
+        self.sources = sources or {}
+        #: name -> canonical name, for files that are links to others (Debian's *-enabled/).
+        self.aliases = aliases or {}
+
+    # -- building ---------------------------------------------------------------------------
+    @classmethod
+    def from_mapping(
+        cls,
+        files: Mapping[str, bytes | str],
+        *,
+        entry: str | None = "httpd.conf",
+        server_root: str = "/usr/local/apache2",
+    ) -> "ConfigSet":
+        """Parse every file; parse errors are collected in ``errors``, not raised."""
+        documents: dict[str, Document] = {}
+        errors: list[ParseError] = []
+        sources: dict[str, bytes] = {}
+        for name in sorted(files):
+            data = files[name]
+            raw = data.encode("utf-8", "surrogateescape") if isinstance(data, str) else bytes(data)
+            sources[name] = raw
+            try:
+                documents[name] = parse(raw, name)
+            except ParseError as error:
+                errors.append(error)
+        return cls(documents, entry=entry, server_root=server_root, errors=errors, sources=sources)
+
+    @classmethod
+    def from_directory(
+        cls, path: str, *, entry: str | None = None, server_root: str | None = None
+    ) -> "ConfigSet":
+        """Every regular text file under ``path``; links inside the tree become aliases."""
+        root = os.path.abspath(path)
+        files: dict[str, bytes] = {}
+        aliases: dict[str, str] = {}
+        for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+            dirnames.sort()
+            for filename in sorted(filenames):
+                full = os.path.join(dirpath, filename)
+                name = os.path.relpath(full, root).replace(os.sep, "/")
+                real = os.path.realpath(full)
+                if not os.path.isfile(real):
+                    continue
+                if os.path.islink(full) and real.startswith(root + os.sep):
+                    aliases[name] = os.path.relpath(real, root).replace(os.sep, "/")
+                    continue
+                with open(real, "rb") as handle:
+                    data = handle.read()
+                if b"\0" in data[:8192]:
+                    continue  # not a text file
+                files[name] = data
+        if entry is None:
+            for candidate in ("httpd.conf", "apache2.conf", "conf/httpd.conf"):
+                if candidate in files:
+                    entry = candidate
+                    break
+        configset = cls.from_mapping(files, entry=entry, server_root=server_root or root)
+        configset.aliases = {k: v for k, v in aliases.items() if v in configset.documents}
+        return configset
+
+    # -- rendering --------------------------------------------------------------------------
+    def render(self) -> dict[str, bytes]:
+        return {name: doc.render() for name, doc in self.documents.items()}
+
+    def changed(self) -> dict[str, bytes]:
+        """Only the files whose bytes differ from what was read."""
+        out = {}
+        for name, doc in self.documents.items():
+            data = doc.render()
+            if data != self.sources.get(name):
+                out[name] = data
+        return out
+
+    # -- include resolution ------------------------------------------------------------------
+    def _relative(self, path: str) -> str | None:
+        """A path as httpd would open it, as a name of this set (None if outside it)."""
+        if path.startswith("/"):
+            root = self.server_root
+            if root != "/" and (path == root or path.startswith(root + "/")):
+                path = path[len(root) :].lstrip("/")
+            else:
+                return path if path in self.documents else None
+        return posixpath.normpath(path) if path else path
+
+    def resolve_include(self, pattern: str) -> tuple[list[str], bool]:
+        """Names an Include pattern reaches, alphabetically; and whether it points outside the set."""
+        relative = self._relative(pattern)
+        if relative is None:
+            if _GLOB_CHARS.search(pattern):
+                # An absolute wildcard outside the server root may still match names given absolutely.
+                matches = sorted(n for n in self.documents if n.startswith("/") and _glob_match(pattern, n))
+                return matches, not matches
+            return [], True
+        names = list(self.documents) + list(self.aliases)
+        if _GLOB_CHARS.search(relative):
+            matches = sorted(n for n in names if _glob_match(relative, n))
+        elif relative in self.documents or relative in self.aliases:
+            matches = [relative]
+        else:
+            prefix = relative.rstrip("/") + "/"
+            matches = sorted(n for n in names if n.startswith(prefix))
+        return [self.aliases.get(n, n) for n in matches], False
+
+    # -- the view ----------------------------------------------------------------------------
+    def view(self, target: Target = DEFAULT_TARGET) -> View:
+        """Walk the set from its entry as httpd reads it, then every file nothing included.
+
+        Raises :class:`ParseError` on an Include cycle.
+        """
+        view = View(target=target)
+        reached: set[str] = set()
+        if self.entry is not None:
+            walker = _Walker(self, view, view.loaded_modules)
+            walker.walk_document(self.entry, Liveness.LIVE, (), (), [self.entry], reached)
+        # Files nothing includes: linted on their own. With an entry file httpd never reads
+        # them (they may be enabled later), so they are only possibly live, and what they
+        # load or define does not leak into the main walk.
+        orphan_live = Liveness.UNKNOWN if self.entry is not None else Liveness.LIVE
+        for name in self.documents:
+            if name not in reached:
+                walker = _Walker(self, view, set(view.loaded_modules))
+                walker.walk_document(name, orphan_live, (), (), [name], reached)
+        return view
+
+
+def _glob_match(pattern: str, name: str) -> bool:
+    """httpd's wildcard matching: per path component, ``*`` never crosses ``/``."""
+    pattern_parts = pattern.split("/")
+    name_parts = name.split("/")
+    if len(pattern_parts) > len(name_parts):
+        return False
+    for i, part in enumerate(pattern_parts):
+        if not fnmatch.fnmatchcase(name_parts[i], part):
+            return False
+    # More name parts left: the pattern matched a directory, which includes everything below it.
+    return True
+
+
+class _Walker:
+    def __init__(self, configset: ConfigSet, view: View, loaded: set[str]) -> None:
+        self.configset = configset
+        self.view = view
+        self.target = view.target
+        self.loaded = loaded
+        self.defined: set[str] = set()
+
+    def walk_document(
+        self,
+        name: str,
+        live: Liveness,
+        context: tuple[Section, ...],
+        via: tuple[Directive, ...],
+        stack: list[str],
+        reached: set[str],
+    ) -> None:
+        reached.add(name)
+        doc = self.configset.documents[name]
+        self._walk(doc.children, doc, live, context, via, stack, reached)
+
+    def _substitute(self, node: Directive) -> list[str]:
+        if "${" not in node.raw:
+            return node.args
+        defines = self.view.defines
+        env = self.target.environment
+
+        def value(match: re.Match[str]) -> str:
+            name = match.group(1)
+            if name in defines:
+                return defines[name]
+            if name in env:
+                return env[name]
+            return match.group(0)
+
+        return tokenize(_VARIABLE.sub(value, " ".join(node.raw_args)))[0]
+
+    def _walk(self, nodes, doc, live, context, via, stack, reached) -> None:
+        view = self.view
+        target = self.target
+        for node in nodes:
+            view._liveness[id(node)] = live
+            if not isinstance(node, Directive):
+                continue
+            args = self._substitute(node)
+            key = node.key
+            view.items.append(Item(node, doc, live, args, context, via))
+            if isinstance(node, Section):
+                inner = live
+                if key == "ifmodule" and args:
+                    inner = min(live, target.if_module(args[0], self.loaded))
+                elif key == "ifdefine" and args:
+                    inner = min(live, target.if_define(args[0], self.defined))
+                elif key == "ifversion":
+                    inner = min(live, target.if_version(args))
+                self._walk(node.children, doc, inner, context + (node,), via, stack, reached)
+                if node.close_location is not None:
+                    view._liveness[id(node)] = live
+                continue
+            if live is Liveness.DEAD:
+                continue
+            if key == "define" and args:
+                self.defined.add(args[0])
+                view.defines[args[0]] = args[1] if len(args) > 1 else ""
+            elif key == "undefine" and args:
+                self.defined.discard(args[0])
+                view.defines.pop(args[0], None)
+            elif key == "loadmodule" and args:
+                self.loaded.add(args[0])
+            elif key in _INCLUDES and args:
+                self._include(node, doc, args[0], live, context, via, stack, reached)
+
+    def _include(self, node, doc, pattern, live, context, via, stack, reached) -> None:
+        names, external = self.configset.resolve_include(pattern)
+        if not names:
+            self.view.unresolved.append(
+                UnresolvedInclude(node, doc, pattern, node.key == "includeoptional", live, external)
+            )
+            return
+        for name in names:
+            if name in stack:
+                chain = " -> ".join(stack + [name])
+                raise ParseError(
+                    doc.name,
+                    node.location.line,
+                    node.location.column,
+                    f"Include cycle: {chain}; remove one of these Include lines",
+                )
+            if name not in self.configset.documents:
+                continue
+            stack.append(name)
+            self.walk_document(name, live, context, via + (node,), stack, reached)
+            stack.pop()

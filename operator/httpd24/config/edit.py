@@ -1,0 +1,264 @@
+"""Edits for fixes: each one rewrites the nodes it touches and no other byte.
+
+New lines take their indentation from their neighbours and the file's own line
+ending. Locations of edited and inserted nodes are not recomputed: the fix loop
+re-parses the rendered text before it looks at locations again.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+from .nodes import Blank, Comment, Directive, Document, Node, Section
+from .parser import WHITESPACE, parse, tokenize
+
+_SPECIAL_START = ('"', "'")
+
+
+def quote(value: str) -> str:
+    """Write ``value`` so that httpd's tokenizer reads it back unchanged."""
+    if (
+        value
+        and not any(c in WHITESPACE for c in value)
+        and not value.startswith(_SPECIAL_START)
+        and "\\\\" not in value
+        and not (value.startswith("<") or value.endswith(">"))
+    ):
+        return value
+    out = ['"']
+    for i, char in enumerate(value):
+        if char == '"':
+            out.append('\\"')
+        elif char == "\\" and (i + 1 == len(value) or value[i + 1] in '"\\'):
+            out.append("\\\\")
+        else:
+            out.append(char)
+    out.append('"')
+    return "".join(out)
+
+
+def _container(node: Node) -> list[Node]:
+    parent = node.parent
+    if parent is None:
+        raise ValueError(f"{node!r} is not attached to a document")
+    return parent.children
+
+
+def _newline(node: Node) -> str:
+    try:
+        return node.document.newline
+    except AttributeError:  # detached
+        return "\n"
+
+
+def _args_text(node: Directive, values: Sequence[str]) -> str:
+    old_values, old_raws = node.args, node.raw_args
+    words = []
+    for i, value in enumerate(values):
+        if i < len(old_values) and old_values[i] == value and i < len(old_raws):
+            words.append(old_raws[i])
+        else:
+            words.append(quote(value))
+    return " ".join(words)
+
+
+def set_args(node: Directive, values: Sequence[str]) -> None:
+    """Replace the arguments; unchanged values keep their original spelling."""
+    values = list(values)
+    text = _args_text(node, values)
+    if isinstance(node, Section):
+        node.raw = f"{node.indent}<{node.name}{' ' + text if text else ''}>{node.eol}"
+    else:
+        node.raw = f"{node.indent}{node.name}{' ' + text if text else ''}{node.eol}"
+    node.args = values
+    node.raw_args = tokenize(text)[1]
+
+
+def rename(node: Directive, new_name: str) -> None:
+    """Rename a directive or section (its closing tag too), keeping its arguments as written."""
+    old = node.name
+    body = node.raw[len(node.indent) :]
+    prefix = "<" if isinstance(node, Section) else ""
+    if body.startswith(prefix + old):
+        node.raw = node.indent + prefix + new_name + body[len(prefix + old) :]
+    else:  # the name was quoted or split by a continuation: write the line anew
+        node.name = new_name
+        set_args(node, node.args)
+    node.name = new_name
+    if isinstance(node, Section) and node.close_raw:
+        close_indent = node.close_raw[: len(node.close_raw) - len(node.close_raw.lstrip(" \t"))]
+        rest = node.close_raw[len(close_indent) :]
+        end = rest.find(">")
+        node.close_raw = f"{close_indent}</{new_name}{rest[end:]}" if end >= 0 else f"{close_indent}</{new_name}>{node.eol}"
+
+
+def remove(node: Node) -> None:
+    """Remove a node together with its line(s); a section goes with its body."""
+    siblings = _container(node)
+    index = siblings.index(node)
+    ended_file = index == len(siblings) - 1 and not _raw_of(node).endswith("\n")
+    del siblings[index]
+    if ended_file and index > 0:
+        # The file ended without a newline; the new last line must not gain one.
+        _strip_final_newline(siblings[index - 1])
+    node.parent = None
+
+
+def _raw_of(node: Node) -> str:
+    if isinstance(node, Section):
+        return node.close_raw
+    return node.raw  # type: ignore[attr-defined]
+
+
+def _strip_final_newline(node: Node) -> None:
+    if isinstance(node, Section):
+        node.close_raw = node.close_raw.rstrip("\r\n")
+    elif isinstance(node, Directive):
+        node.raw = node.raw.rstrip("\r\n")
+        node.eol = ""
+    elif isinstance(node, (Comment, Blank)):
+        node.raw = node.raw.rstrip("\r\n")
+
+
+def _ensure_final_newline(node: Node, newline: str) -> None:
+    if isinstance(node, Section):
+        if not node.close_raw.endswith("\n"):
+            node.close_raw += newline
+    elif isinstance(node, Directive):
+        if not node.raw.endswith("\n"):
+            node.raw += newline
+            node.eol = newline
+    elif isinstance(node, (Comment, Blank)):
+        if not node.raw.endswith("\n"):
+            node.raw += newline
+
+
+def _indent_for(anchor: Node) -> str:
+    if isinstance(anchor, Directive):
+        return anchor.indent
+    raw = getattr(anchor, "raw", "")
+    if raw.strip():
+        return raw[: len(raw) - len(raw.lstrip(" \t"))]
+    for sibling in _container(anchor):
+        if isinstance(sibling, Directive):
+            return sibling.indent
+    parent = anchor.parent
+    if isinstance(parent, Section):
+        return parent.indent + indent_unit(parent.document)
+    return ""
+
+
+def indent_unit(doc: Document) -> str:
+    """The indentation step the file uses (a section's body against its tag), or four spaces."""
+    for node in doc.walk():
+        if isinstance(node, Section):
+            for child in node.children:
+                if isinstance(child, Directive) and child.indent.startswith(node.indent):
+                    step = child.indent[len(node.indent) :]
+                    if step:
+                        return step
+    return "    "
+
+
+def fragment(text: str, indent: str, newline: str) -> list[Node]:
+    """Parse ``text`` (lines without indentation) into nodes indented by ``indent``."""
+    lines = text.replace("\r\n", "\n").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    source = "".join(f"{indent}{line}{newline}" if line.strip() else newline for line in lines)
+    doc = parse(source, "<fix>")
+    return doc.children
+
+
+def _insert(anchor: Node, text: str, offset: int) -> list[Node]:
+    siblings = _container(anchor)
+    index = siblings.index(anchor) + offset
+    newline = _newline(anchor)
+    nodes = fragment(text, _indent_for(anchor), newline)
+    if offset == 1 and index == len(siblings) and not _raw_of(anchor).endswith("\n"):
+        # Appending after a last line that has no newline: it gets one, the new last line does not.
+        _ensure_final_newline(anchor, newline)
+        if nodes:
+            _strip_final_newline(nodes[-1])
+    for node in nodes:
+        node.parent = anchor.parent
+    siblings[index:index] = nodes
+    return nodes
+
+
+def insert_before(anchor: Node, text: str) -> list[Node]:
+    """Insert the lines of ``text`` before ``anchor``, indented like it."""
+    return _insert(anchor, text, 0)
+
+
+def insert_after(anchor: Node, text: str) -> list[Node]:
+    """Insert the lines of ``text`` after ``anchor``, indented like it."""
+    return _insert(anchor, text, 1)
+
+
+def replace(node: Node, text: str) -> list[Node]:
+    """Replace one node by the lines of ``text`` (several nodes, or none)."""
+    nodes = insert_before(node, text) if text.strip() else []
+    if nodes and not _raw_of(node).endswith("\n"):
+        _strip_final_newline(nodes[-1])
+    siblings = _container(node)
+    siblings.remove(node)
+    node.parent = None
+    return nodes
+
+
+def append_child(section: Section, text: str) -> list[Node]:
+    """Add lines at the end of a section's body, indented like its other children."""
+    newline = _newline(section)
+    indent = next(
+        (c.indent for c in reversed(section.children) if isinstance(c, Directive)),
+        section.indent + indent_unit(section.document),
+    )
+    nodes = fragment(text, indent, newline)
+    for node in nodes:
+        node.parent = section
+    section.children.extend(nodes)
+    return nodes
+
+
+def _reindent(node: Node, extra: str) -> None:
+    if isinstance(node, Directive):
+        node.raw = extra + node.raw
+        node.indent = extra + node.indent
+        if isinstance(node, Section):
+            if node.close_raw:
+                node.close_raw = extra + node.close_raw
+            for child in node.children:
+                _reindent(child, extra)
+    elif isinstance(node, Comment):
+        node.raw = extra + node.raw
+
+
+def wrap(nodes: Iterable[Node], name: str, args: Sequence[str] = ()) -> Section:
+    """Wrap contiguous sibling nodes in a new ``<name args>`` section, one level deeper."""
+    nodes = list(nodes)
+    if not nodes:
+        raise ValueError("nothing to wrap")
+    siblings = _container(nodes[0])
+    start = siblings.index(nodes[0])
+    if siblings[start : start + len(nodes)] != nodes:
+        raise ValueError("wrap() takes contiguous siblings")
+    first = nodes[0]
+    indent = _indent_for(first)
+    newline = _newline(first)
+    unit = indent_unit(first.document)
+    head = " ".join(quote(a) for a in args)
+    last_has_newline = _raw_of(nodes[-1]).endswith("\n")
+    source = f"{indent}<{name}{' ' + head if head else ''}>{newline}{indent}</{name}>{newline}"
+    section = parse(source, "<fix>").children[0]
+    assert isinstance(section, Section)
+    for node in nodes:
+        _reindent(node, unit)
+        node.parent = section
+    if not last_has_newline:
+        _ensure_final_newline(nodes[-1], newline)
+        section.close_raw = section.close_raw.rstrip("\r\n")
+    section.children = nodes
+    section.parent = first.parent
+    siblings[start : start + len(nodes)] = [section]
+    return section

@@ -1,0 +1,11 @@
+"""Rules, findings, the lint runner and the fix loop. Pure: no I/O."""
+
+from .context import Context, DefaultsPolicy
+from .finding import Applicability, Finding, Fix, Severity
+from .registry import REDIRECTS, Rule, all_rules, get, register
+from .runner import Migration, lint, migrate
+
+__all__ = [
+    "Applicability", "Context", "DefaultsPolicy", "Finding", "Fix", "Migration", "REDIRECTS", "Rule", "Severity",
+    "all_rules", "get", "lint", "migrate", "register",
+]

@@ -1,0 +1,49 @@
+"""What a rule sees: the configuration as httpd reads it on the target, and the options."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Iterator, Literal
+
+from ..config import ConfigSet, Item, Liveness, Target, View
+
+#: How changed defaults (AllowOverride, EnableSendfile, FileETag, SSLProxyCheckPeer*) are treated:
+#: ``None`` takes each rule's documented decision; the others override all of them.
+DefaultsPolicy = Literal["keep-2.2", "adopt-2.4"] | None
+
+
+@dataclass
+class Context:
+    configset: ConfigSet
+    view: View
+    target: Target
+    defaults: DefaultsPolicy = None
+    _by_key: dict[str, list[Item]] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def build(cls, configset: ConfigSet, target: Target, defaults: DefaultsPolicy = None) -> "Context":
+        view = configset.view(target)
+        by_key: dict[str, list[Item]] = defaultdict(list)
+        for item in view.items:
+            if item.live is not Liveness.DEAD:
+                by_key[item.key].append(item)
+        return cls(configset, view, target, defaults, dict(by_key))
+
+    def items(self, *keys: str) -> Iterator[Item]:
+        """Live (or possibly live) items with one of these directive keys, in reading order."""
+        if len(keys) == 1:
+            yield from self._by_key.get(keys[0], ())
+            return
+        wanted = set(keys)
+        for item in self.view.items:
+            if item.key in wanted and item.live is not Liveness.DEAD:
+                yield item
+
+    def has(self, key: str) -> bool:
+        return bool(self._by_key.get(key))
+
+    def live_items(self) -> Iterator[Item]:
+        for item in self.view.items:
+            if item.live is not Liveness.DEAD:
+                yield item

@@ -1,0 +1,151 @@
+"""Running the rules (lint) and applying their fixes until nothing changes (migrate).
+
+Fixes are applied the way Ruff applies them: drop those below the requested
+applicability, skip any that touch a node an earlier fix in the same pass
+touched, render, re-parse, lint again; at most ``MAX_PASSES`` passes. A pass
+whose result no longer parses is thrown away and reported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+from ..config import ConfigSet, DEFAULT_TARGET, ParseError, Target
+from .context import Context, DefaultsPolicy
+from .finding import Applicability, Finding, Severity
+from .registry import Rule, all_rules
+
+MAX_PASSES = 20
+
+
+def _selected(code: str, select: Sequence[str] | None, ignore: Sequence[str] | None) -> bool:
+    if select and not any(code.startswith(p.upper()) for p in select):
+        return False
+    if ignore and any(code.startswith(p.upper()) for p in ignore):
+        return False
+    return True
+
+
+def rules_for(select: Sequence[str] | None = None, ignore: Sequence[str] | None = None) -> list[Rule]:
+    return [r for r in all_rules() if _selected(r.code, select, ignore)]
+
+
+def check(ctx: Context, rules: Iterable[Rule]) -> list[Finding]:
+    """Every finding of ``rules`` on the context, deduplicated, in file order."""
+    by_key: dict[str, list[Rule]] = {}
+    whole: list[Rule] = []
+    for rule in rules:
+        for key in rule.directives:
+            by_key.setdefault(key, []).append(rule)
+        if type(rule).check_config is not Rule.check_config:
+            whole.append(rule)
+    findings: list[Finding] = []
+    for key, key_rules in by_key.items():
+        for item in ctx.items(key):
+            for rule in key_rules:
+                findings.extend(rule.check(ctx, item))
+    for rule in whole:
+        findings.extend(rule.check_config(ctx))
+    unique: dict[tuple, Finding] = {}
+    for finding in findings:
+        unique.setdefault((finding.code, finding.file, finding.line, finding.column, finding.message), finding)
+    return sorted(unique.values(), key=lambda f: (f.file, f.line, f.column, f.code))
+
+
+def lint(
+    configset: ConfigSet,
+    *,
+    target: Target = DEFAULT_TARGET,
+    select: Sequence[str] | None = None,
+    ignore: Sequence[str] | None = None,
+    defaults: DefaultsPolicy = None,
+) -> list[Finding]:
+    """Findings for a configuration set. Raises ParseError on an Include cycle."""
+    ctx = Context.build(configset, target, defaults)
+    return check(ctx, rules_for(select, ignore))
+
+
+@dataclass
+class Migration:
+    """The result of :func:`migrate`: every file, what was rewritten, what needs a person."""
+
+    files: dict[str, bytes]
+    original: dict[str, bytes]
+    applied: list[Finding] = field(default_factory=list)
+    remaining: list[Finding] = field(default_factory=list)
+    #: Fix passes thrown away because their result did not parse.
+    failures: list[str] = field(default_factory=list)
+    configset: ConfigSet | None = None
+
+    @property
+    def changed(self) -> set[str]:
+        return {name for name, data in self.files.items() if data != self.original.get(name)}
+
+    def summary(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for finding in self.applied:
+            counts[finding.code] = counts.get(finding.code, 0) + 1
+        return dict(sorted(counts.items()))
+
+
+def migrate(
+    configset: ConfigSet,
+    *,
+    target: Target = DEFAULT_TARGET,
+    select: Sequence[str] | None = None,
+    ignore: Sequence[str] | None = None,
+    defaults: DefaultsPolicy = None,
+    applicability: Applicability = Applicability.PRESERVE,
+) -> Migration:
+    """Apply fixes of at least ``applicability`` until nothing changes."""
+    original = {name: configset.sources.get(name) or doc.render() for name, doc in configset.documents.items()}
+    rules = rules_for(select, ignore)
+    applied: list[Finding] = []
+    failures: list[str] = []
+    current = configset
+    for _ in range(MAX_PASSES):
+        ctx = Context.build(current, target, defaults)
+        findings = check(ctx, rules)
+        touched: set[int] = set()
+        applied_now: list[Finding] = []
+        for finding in findings:
+            fix = finding.fix
+            if fix is None or fix.applicability < applicability or fix.applicability == Applicability.DISPLAY_ONLY:
+                continue
+            ids = {id(node) for node in fix.nodes}
+            if ids & touched:
+                continue
+            fix.apply()
+            touched |= ids
+            applied_now.append(finding)
+        if not applied_now:
+            break
+        rendered = current.render()
+        candidate = ConfigSet.from_mapping(rendered, entry=current.entry, server_root=current.server_root)
+        candidate.aliases = current.aliases
+        if candidate.errors:
+            failures.append(
+                "fixes " + ", ".join(sorted({f.code for f in applied_now})) + f" were not applied: {candidate.errors[0]}"
+            )
+            break
+        # Remember what the original bytes were, so `changed` compares against the input.
+        candidate.sources = dict(configset.sources)
+        applied.extend(applied_now)
+        current = candidate
+    try:
+        remaining = check(Context.build(current, target, defaults), rules)
+    except ParseError as error:  # an Include cycle
+        failures.append(str(error))
+        remaining = []
+    files = {name: doc.render() for name, doc in current.documents.items()}
+    for name, data in original.items():
+        files.setdefault(name, data)  # files that did not parse are kept as they were
+    return Migration(files, original, applied, remaining, failures, current)
+
+
+def worst(findings: Iterable[Finding]) -> Severity | None:
+    ranked = max((f.severity.rank for f in findings), default=None)
+    if ranked is None:
+        return None
+    return next(s for s in Severity if s.rank == ranked)
