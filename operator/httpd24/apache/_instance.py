@@ -236,15 +236,34 @@ class Instance:
                 self._kill_group()
                 self.proc = None
                 return False
+            if not self._configured():
+                time.sleep(0.03)
+                continue
             try:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
                     pass
             except OSError:
                 time.sleep(0.03)
                 continue
-            return True
+            if self.proc.poll() is None:
+                return True
         self._kill_group()
         raise HttpdError(f"httpd did not accept connections within {self.start_timeout}s:\n{self._failure_text()}")
+
+    def _configured(self) -> bool:
+        """Whether httpd got past configuration (a listening socket alone is not enough:
+        httpd binds before the post-config hooks, which may still fail).
+
+        The MPM writes the pid file only once configuration succeeded; when the
+        caller's configuration moved the PidFile, the error log's AH00489
+        ("configured -- resuming normal operations") is used instead.
+        """
+        try:
+            if self._tree.pid_file.read_text().strip() == str(self.proc.pid):
+                return True
+        except (OSError, ValueError):
+            pass
+        return "AH00489" in self.error_log()
 
     def _kill_group(self) -> None:
         if self.proc is None:

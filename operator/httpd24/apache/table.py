@@ -11,7 +11,8 @@ leading ``<``), module source file (``mod_rewrite.c``; core directives are
 ``server config, virtual host, directory, .htaccess (AllowOverride FileInfo)``).
 
 ``modules.tsv`` columns: module identifier (``rewrite_module``), source file,
-shared object (``mod_rewrite.so``), ``debian_builtin`` (yes/no, per
+shared object (``mod_rewrite.so``; ``-`` for the three modules that are always
+compiled in), ``debian_builtin`` (yes/no, per
 ``apache2 -l``), ``image_builtin`` (yes/no, per ``httpd -l`` of the official
 ``httpd:2.4`` image, which compiles in only core.c, mod_so.c and http_core.c).
 """
@@ -32,6 +33,7 @@ __all__ = [
     "module_by_source",
     "module_by_so",
     "mpm_modules",
+    "build",
 ]
 
 DATA_PACKAGE = "httpd24.engine"
@@ -42,7 +44,7 @@ DATA_DIR = "data"
 class ModuleInfo:
     identifier: str  # "rewrite_module" (the LoadModule name)
     source: str  # "mod_rewrite.c" (what -L, -l and <IfModule mod_rewrite.c> use)
-    so: str  # "mod_rewrite.so"
+    so: str  # "mod_rewrite.so"; "" for core.c, mod_so.c, http_core.c (never shared)
     debian_builtin: bool  # compiled into Debian's apache2
     image_builtin: bool  # compiled into the official httpd:2.4 image
 
@@ -58,12 +60,17 @@ class DirectiveInfo:
     contexts: str  # condensed -L "Allowed in" text
 
 
-def _read(name: str) -> list[list[str]]:
+def _read_text(name: str) -> str:
     try:
         text = resources.files(DATA_PACKAGE).joinpath(DATA_DIR, name).read_text(encoding="utf-8")
     except (ModuleNotFoundError, TypeError, FileNotFoundError):
         # httpd24.engine may be a namespace package (no __init__.py) during development
         text = (Path(__file__).resolve().parent.parent / "engine" / DATA_DIR / name).read_text(encoding="utf-8")
+    return text
+
+
+def _read(name: str) -> list[list[str]]:
+    text = _read_text(name)
     rows = []
     for i, line in enumerate(text.splitlines()):
         if not line or line.startswith("#"):
@@ -95,8 +102,17 @@ def directive_modules() -> dict[str, list[str]]:
     """Lower-cased directive name -> the module source files that provide it.
 
     Container directives keep their ``<``: ``"<ifmodule"`` -> ``["core.c"]``.
-    A directive registered by several modules keeps every one of them (in the
-    table's order).  Returns a fresh dict (the cached data is not exposed).
+    A directive registered by several modules keeps every one of them (sorted);
+    they are alternatives -- any one of them makes the directive valid:
+
+    * MPM directives are registered by each MPM: ``"listen"`` ->
+      ``["event.c", "prefork.c", "worker.c"]`` (httpd's ``-L`` names the MPM,
+      not core, for Listen, ListenBacklog, SendBufferSize, ...);
+    * ``"scriptlog"`` -> ``["mod_cgi.c", "mod_cgid.c"]``,
+      ``"heartbeatstorage"`` -> ``["mod_heartbeat.c", "mod_heartmonitor.c"]``.
+
+    Use :func:`module_by_source` for identifiers and shared objects.  Returns
+    a fresh dict (the cached data is not exposed).
     """
     return {k: list(v) for k, v in _directive_modules().items()}
 
@@ -105,7 +121,7 @@ def directive_modules() -> dict[str, list[str]]:
 def _modules() -> dict[str, ModuleInfo]:
     out = {}
     for r in _read("modules.tsv"):
-        out[r[0]] = ModuleInfo(r[0], r[1], r[2], r[3] == "yes", r[4] == "yes")
+        out[r[0]] = ModuleInfo(r[0], r[1], "" if r[2] == "-" else r[2], r[3] == "yes", r[4] == "yes")
     return out
 
 
@@ -132,6 +148,12 @@ def _by_so() -> dict[str, ModuleInfo]:
 def module_by_so(so: str) -> ModuleInfo | None:
     """The module built as ``so`` (``"mod_rewrite.so"``; a path is accepted), or None."""
     return _by_so().get(so.rsplit("/", 1)[-1])
+
+
+@functools.cache
+def build() -> str:
+    """The server the table was generated from, e.g. ``"Apache/2.4.71 (Debian)"``."""
+    return _read_text("build.txt").strip()
 
 
 def mpm_modules() -> list[str]:

@@ -1,0 +1,242 @@
+"""httpd24.apache against the real binary: configtest, dumps, live instances."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import re
+import threading
+
+import pytest
+
+from httpd24.apache import (
+    ConfigTestResult,
+    HttpdError,
+    Instance,
+    configtest,
+    dump,
+    find_httpd,
+    htgroup_file,
+    htpasswd_file,
+    request,
+    server_config,
+)
+from httpd24.apache._instance import _group_members
+
+pytestmark = pytest.mark.apache
+
+AUTHZ = ["authn_core_module", "authz_core_module", "authz_host_module"]
+
+STATUS_CONF = b"""\
+<Location /server-status>
+    SetHandler server-status
+    Require ip 127.0.0.2
+</Location>
+"""
+
+
+def test_find_httpd(httpd):
+    assert httpd.version[:2] == (2, 4)
+    assert "core.c" in httpd.builtin_modules and "http_core.c" in httpd.builtin_modules
+    assert os.path.isdir(httpd.module_dir)
+    assert httpd.is_builtin("core_module") and httpd.is_builtin("mod_so.c")
+
+
+def test_find_httpd_env_override(httpd, monkeypatch):
+    monkeypatch.setenv("HTTPD24_HTTPD", f"{httpd.binary}:{httpd.module_dir}")
+    assert find_httpd() == httpd
+    monkeypatch.setenv("HTTPD24_HTTPD", "/nonexistent/httpd")
+    assert find_httpd() is None
+
+
+def test_server_config_shape(httpd, tmp_path):
+    text = server_config(
+        ["authz_core_module", "mpm_prefork_module", "core_module"],
+        server_root=tmp_path,
+        listen=["127.0.0.1:8080"],
+        pid_file=tmp_path / "run" / "pid",
+        error_log=tmp_path / "error_log",
+        include="site.conf",
+        httpd=httpd,
+    )
+    loads = re.findall(r"^LoadModule (\S+)", text, re.M)
+    assert loads[0] == "mpm_prefork_module"  # MPM first
+    assert "authz_core_module" in loads and "core_module" not in loads  # built-ins skipped
+    assert "Listen 127.0.0.1:8080" in text
+    assert f'DefaultRuntimeDir "{tmp_path / "run"}"' in text
+    assert text.rstrip().endswith('Include "site.conf"')
+    if os.geteuid() == 0:
+        assert re.search(r"^User \S+$", text, re.M)
+    # an MPM is added when none is given
+    text = server_config([], server_root=tmp_path, listen=[], pid_file=tmp_path / "p", error_log=tmp_path / "e", httpd=httpd)
+    assert "LoadModule mpm_event_module" in text
+
+
+def test_configtest_ok(httpd):
+    files = {"httpd.conf": b"Include conf.d/*.conf\n", "conf.d/a.conf": b"<Directory />\n    Require all denied\n</Directory>\n"}
+    r = configtest(files, "httpd.conf", ["authz_core_module"], httpd=httpd)
+    assert isinstance(r, ConfigTestResult)
+    assert r.ok and r.returncode == 0, r.output
+    assert "Syntax OK" in r.output
+
+
+def test_configtest_order_without_access_compat(httpd):
+    files = {"httpd.conf": b"<Directory />\n    Order allow,deny\n</Directory>\n"}
+    r = configtest(files, "httpd.conf", ["authz_core_module"], httpd=httpd)
+    assert not r.ok and r.returncode != 0
+    assert "Invalid command 'Order'" in r.output
+    assert "Syntax error on line 2 of httpd.conf" in r.output  # temp dir stripped
+    # with mod_access_compat it passes
+    r = configtest(files, "httpd.conf", ["authz_core_module", "access_compat_module"], httpd=httpd)
+    assert r.ok, r.output
+
+
+def test_configtest_defines_and_temp_dir_removed(httpd, tmp_path):
+    files = {"httpd.conf": b"<IfDefine BROKEN>\n    NoSuchDirective\n</IfDefine>\n"}
+    assert configtest(files, "httpd.conf", [], httpd=httpd).ok
+    r = configtest(files, "httpd.conf", [], httpd=httpd, extra_defines=["BROKEN"])
+    assert not r.ok and "NoSuchDirective" in r.output
+    tmp_dirs = re.findall(r"(/tmp/httpd24-[^/]+)/", r.raw_output)
+    assert tmp_dirs and not any(os.path.exists(d) for d in tmp_dirs)
+
+
+def test_configtest_rejects_escaping_names(httpd):
+    with pytest.raises(ValueError):
+        configtest({"../x.conf": b""}, "../x.conf", [], httpd=httpd)
+
+
+def test_dump_includes_and_run_cfg(httpd):
+    files = {
+        "httpd.conf": b"Include conf.d/*.conf\n<IfModule nosuch_module>\n    Include never.conf\n</IfModule>\n",
+        "conf.d/a.conf": b"# a\n",
+        "conf.d/b.conf": b"# b\n",
+    }
+    out = dump(files, "httpd.conf", [], "DUMP_INCLUDES", httpd=httpd)
+    names = re.findall(r"\(\d+\) (\S+)", out)
+    assert names[-3:] == ["httpd.conf", "conf.d/a.conf", "conf.d/b.conf"]
+    assert "never.conf" not in out
+    out = dump(files, "httpd.conf", [], "DUMP_RUN_CFG", httpd=httpd)
+    assert "ServerRoot" in out
+
+
+def test_dump_config_evaluates_conditions(httpd):
+    files = {
+        "httpd.conf": b"""\
+Define WHO world
+<IfModule authz_core_module>
+    ServerAdmin live@${WHO}
+</IfModule>
+<IfModule nosuch_module>
+    ServerAdmin dead@example.org
+</IfModule>
+"""
+    }
+    out = dump(files, "httpd.conf", ["authz_core_module"], "DUMP_CONFIG", httpd=httpd)
+    assert "ServerAdmin live@world" in out
+    assert "dead@example.org" not in out
+
+
+def test_dump_failure_raises(httpd):
+    with pytest.raises(HttpdError, match="Invalid command 'Bogus'"):
+        dump({"httpd.conf": b"Bogus\n"}, "httpd.conf", [], "DUMP_INCLUDES", httpd=httpd)
+
+
+def test_instance_status_by_source_address(httpd):
+    with Instance({"site.conf": STATUS_CONF}, "site.conf", [*AUTHZ, "status_module"], httpd=httpd) as srv:
+        assert srv.url == f"http://127.0.0.1:{srv.port}"
+        ok = request(srv.port, "/server-status?auto", source="127.0.0.2")
+        assert ok.status == 200 and b"ServerVersion: Apache/2.4" in ok.body
+        denied = request(srv.port, "/server-status", source="127.0.0.3")
+        assert denied.status == 403
+        lines = srv.wait_access_log(2)
+        assert re.match(r'^127\.0\.0\.2 - - \[.*\] "GET /server-status\?auto HTTP/1\.1" 200 ', lines[0])
+        assert re.match(r'^127\.0\.0\.3 - - \[.*\] "GET /server-status HTTP/1\.1" 403 ', lines[1])
+        assert re.search(r"AH01630: client denied by server configuration: .*server-status", srv.error_log())
+        assert "[client 127.0.0.3:" in srv.error_log()
+    # logs stay readable after stop
+    assert "AH01630" in srv.error_log()
+
+
+def test_basic_auth(httpd):
+    files = {
+        "site.conf": b"""\
+DocumentRoot htdocs
+<Directory htdocs>
+    AuthType Basic
+    AuthName test
+    AuthUserFile users
+    AuthGroupFile groups
+    Require group staff
+</Directory>
+""",
+        "users": htpasswd_file({"alice": "secret", "bob": "hunter2"}),
+        "groups": htgroup_file({"staff": ["alice"]}),
+        "htdocs/index.html": b"hello\n",
+    }
+    mods = [*AUTHZ, "auth_basic_module", "authn_file_module", "authz_user_module", "authz_groupfile_module", "dir_module", "mime_module"]
+    with Instance(files, "site.conf", mods, httpd=httpd) as srv:
+        assert srv.request("/").status == 401
+        assert srv.request("/", user="alice", password="wrong").status == 401
+        assert srv.request("/", user="bob", password="hunter2").status == 401
+        r = srv.request("/index.html", user="alice", password="secret")
+        assert r.status == 200 and r.body == b"hello\n"
+        assert r.header("Content-Type", "").startswith("text/html")
+        srv.wait_access_log(4)
+        assert re.search(r'^127\.0\.0\.1 - alice \[', srv.access_log(), re.M)
+
+
+def test_two_instances_at_once(httpd):
+    a_conf = b'<Location /who>\n    SetHandler server-status\n</Location>\nHeader always set X-Who a\n'
+    b_conf = a_conf.replace(b"X-Who a", b"X-Who b")
+    mods = [*AUTHZ, "status_module", "headers_module"]
+    with Instance({"s.conf": a_conf}, "s.conf", mods, httpd=httpd) as a, Instance({"s.conf": b_conf}, "s.conf", mods, httpd=httpd) as b:
+        assert a.port != b.port and a.pid != b.pid
+        assert a.request("/who").header("X-Who") == "a"
+        assert b.request("/who").header("X-Who") == "b"
+        pids = (a.pid, b.pid)
+    for pid in pids:
+        assert not [p for p in _group_members(pid) if p[1] != "Z"]
+
+
+def test_stop_leaves_no_process(httpd):
+    srv = Instance({"s.conf": STATUS_CONF}, "s.conf", [*AUTHZ, "status_module"], httpd=httpd).start()
+    pid, port = srv.pid, srv.port
+    members = _group_members(pid)
+    assert len(members) >= 2  # parent + at least one child
+    srv.stop()
+    assert not [p for p in _group_members(pid) if p[1] != "Z"]
+    with pytest.raises(OSError):
+        request(port, "/", timeout=1)
+    srv.stop()  # idempotent
+
+
+def test_start_failure_reports_error_log(httpd):
+    with pytest.raises(HttpdError) as e:
+        Instance({"s.conf": b"Bogus here\n"}, "s.conf", [], httpd=httpd).start()
+    assert "Invalid command 'Bogus'" in str(e.value)
+    # post-config failure (sockets already bound) is detected too
+    bad_mime = b"TypesConfig /nonexistent/mime.types\n"
+    with pytest.raises(HttpdError) as e:
+        Instance({"s.conf": bad_mime}, "s.conf", ["mime_module"], httpd=httpd).start()
+    assert "AH01597" in str(e.value)
+
+
+def test_concurrent_requests(httpd):
+    with Instance({"site.conf": STATUS_CONF}, "site.conf", [*AUTHZ, "status_module"], httpd=httpd) as srv:
+        results = []
+
+        def hit(src):
+            results.append((src, srv.request("/server-status", source=src).status))
+
+        threads = [threading.Thread(target=hit, args=(f"127.0.0.{2 + i % 2}",)) for i in range(20)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert sorted(set(results)) == [("127.0.0.2", 200), ("127.0.0.3", 403)]
+
+
+def test_htpasswd_sha_scheme():
+    line = htpasswd_file({"u": "p"}, scheme="sha").decode()
+    assert line == "u:{SHA}" + base64.b64encode(hashlib.sha1(b"p").digest()).decode() + "\n"
