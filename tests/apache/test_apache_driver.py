@@ -6,6 +6,7 @@ import base64
 import hashlib
 import os
 import re
+import subprocess
 import threading
 
 import pytest
@@ -240,3 +241,68 @@ def test_concurrent_requests(httpd):
 def test_htpasswd_sha_scheme():
     line = htpasswd_file({"u": "p"}, scheme="sha").decode()
     assert line == "u:{SHA}" + base64.b64encode(hashlib.sha1(b"p").digest()).decode() + "\n"
+
+
+def test_listen_in_files_is_refused(httpd):
+    with pytest.raises(HttpdError, match=r"ports\.conf:2: .*Listen"):
+        Instance({"ports.conf": b"# ports\n  listen 80\n"}, "ports.conf", [], httpd=httpd)
+
+
+def test_several_ports_and_port_defines(httpd):
+    conf = b"""\
+<VirtualHost 127.0.0.1:${HTTPD24_PORT_2}>
+    ServerName second
+    Header always set X-Vhost second
+</VirtualHost>
+Header always set X-Vhost main
+"""
+    with Instance({"s.conf": conf}, "s.conf", [*AUTHZ, "headers_module"], httpd=httpd, ports=2) as srv:
+        p1, p2 = srv.ports
+        assert p1 == srv.port and p1 != p2
+        assert request(p1, "/").header("X-Vhost") == "main"
+        assert request(p2, "/").header("X-Vhost") == "second"
+
+
+def test_configtest_timeout_kills_httpd(httpd, tmp_path):
+    fifo = tmp_path / "blocks.conf"
+    os.mkfifo(fifo)  # opening a FIFO without a writer blocks httpd while it reads the config
+    r = configtest({"httpd.conf": f'Include "{fifo}"\n'.encode()}, "httpd.conf", [], httpd=httpd, timeout=1.5)
+    assert not r.ok and r.returncode is None
+    assert "did not finish within 1.5s" in r.output
+    out = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+    assert str(fifo) not in out
+
+
+def test_nothing_written_to_system_dirs(httpd):
+    watched = ["/var/run/apache2", "/run/apache2", "/var/lock/apache2", "/var/log/apache2", "/etc/apache2"]
+
+    def snapshot():
+        out = {}
+        for top in watched:
+            for dirpath, dirnames, filenames in os.walk(top):
+                for f in [dirpath, *(os.path.join(dirpath, x) for x in filenames)]:
+                    try:
+                        st = os.stat(f)
+                        out[f] = (st.st_mtime_ns, st.st_size)
+                    except OSError:
+                        pass
+        return out
+
+    before = snapshot()
+    assert configtest({"h.conf": b"# nothing\n"}, "h.conf", AUTHZ, httpd=httpd).ok
+    with Instance({"site.conf": STATUS_CONF}, "site.conf", [*AUTHZ, "status_module"], httpd=httpd) as srv:
+        assert srv.request("/server-status", source="127.0.0.2").status == 200
+    assert snapshot() == before
+
+
+def test_head_and_http10(httpd):
+    with Instance({"site.conf": STATUS_CONF}, "site.conf", [*AUTHZ, "status_module"], httpd=httpd) as srv:
+        r = srv.request("/server-status", source="127.0.0.2", method="HEAD")
+        assert r.status == 200 and r.body == b""
+        r = srv.request("/server-status?auto", source="127.0.0.2", http_version="1.0", host="")
+        assert r.status == 200 and b"ServerVersion" in r.body
+
+
+def test_request_rejects_non_loopback_source():
+    with pytest.raises(ValueError):
+        request(1, "/", source="10.0.0.1")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -23,6 +24,36 @@ def free_port(host: str = "127.0.0.1") -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind((host, 0))
         return s.getsockname()[1]
+
+
+def _free_ports(n: int) -> list[int]:
+    socks = []
+    try:
+        for _ in range(n):
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            socks.append(s)
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()
+
+
+_LISTEN = re.compile(rb"^[ \t]*Listen[ \t]", re.IGNORECASE | re.MULTILINE)
+
+
+def _refuse_listen(files: Mapping[str, bytes | str]) -> None:
+    """A ``Listen`` in the caller's files would bind a real port (often 0.0.0.0:80)."""
+    for name, data in files.items():
+        raw = data.encode("utf-8") if isinstance(data, str) else data
+        m = _LISTEN.search(raw)
+        if m:
+            line = raw.count(b"\n", 0, m.start()) + 1
+            raise HttpdError(
+                f"{name}:{line}: the configuration has its own Listen directive; an Instance listens on "
+                "127.0.0.1:<free port> only. Remove it (or pass allow_listen=True and listen on loopback; "
+                "ports=N reserves N free loopback ports, see Instance.ports)"
+            )
 
 
 def _group_members(pgid: int) -> list[tuple[int, str]]:
@@ -72,6 +103,13 @@ class Instance:
     no process of the group is left (SIGKILL and an error otherwise).  Any
     number of instances may run at once.
 
+    ``ports`` > 1 adds more ``Listen 127.0.0.1:<free port>`` lines
+    (:attr:`ports`; :attr:`port` is the first), e.g. for name- or port-based
+    virtual hosts; the main configuration defines ``${HTTPD24_PORT}`` (the
+    first) and ``${HTTPD24_PORT_1}``, ``${HTTPD24_PORT_2}``, ... for the
+    caller's files (``<VirtualHost 127.0.0.1:${HTTPD24_PORT_2}>``).  A ``Listen`` in the caller's files is refused (it would
+    bind a real address such as ``*:80``) unless ``allow_listen``.
+
     Example::
 
         with Instance({"site.conf": b"<Location /s>\\n SetHandler server-status\\n</Location>\\n"},
@@ -92,6 +130,8 @@ class Instance:
         access_log: bool = True,
         defines: Iterable[str] = (),
         keep: bool | None = None,
+        ports: int = 1,
+        allow_listen: bool = False,
     ):
         self.httpd = httpd or find_httpd()
         if self.httpd is None:
@@ -106,6 +146,10 @@ class Instance:
         self.defines = list(defines)
         self.keep = bool(os.environ.get("HTTPD24_KEEP_TMP")) if keep is None else keep
         self.port: int | None = None
+        self.ports: list[int] = []
+        self.n_ports = ports
+        if not allow_listen:
+            _refuse_listen(self.files)
         self.proc: subprocess.Popen[bytes] | None = None
         self._tree: _Tree | None = None
         self._snapshot = ("", "")
@@ -180,7 +224,8 @@ class Instance:
         return mods
 
     def _extra(self) -> str:
-        parts = []
+        parts = [f"Define HTTPD24_PORT {self.port}"]
+        parts += [f"Define HTTPD24_PORT_{i} {p}" for i, p in enumerate(self.ports, 1)]
         if self.want_access_log:
             parts.append(f'LogFormat "{ACCESS_LOG_FORMAT}" httpd24')
             parts.append(f'CustomLog "{self._tree.access_log}" httpd24')
@@ -195,10 +240,10 @@ class Instance:
         try:
             last = ""
             for _attempt in range(5):
-                self.port = free_port()
-                self._tree.write_main(
-                    _main_config(self._tree, self._modules(), self.entry, self.httpd, listen=[f"127.0.0.1:{self.port}"], extra=self._extra())
-                )
+                self.ports = _free_ports(self.n_ports)
+                self.port = self.ports[0]
+                listen = [f"127.0.0.1:{p}" for p in self.ports]
+                self._tree.write_main(_main_config(self._tree, self._modules(), self.entry, self.httpd, listen=listen, extra=self._extra()))
                 if self._launch():
                     return self
                 last = self._failure_text()
@@ -309,6 +354,7 @@ class Instance:
         finally:
             self.proc = None
             self.port = None
+            self.ports = []
             self._cleanup()
 
     def _cleanup(self) -> None:
