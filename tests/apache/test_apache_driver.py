@@ -7,7 +7,9 @@ import hashlib
 import os
 import re
 import subprocess
+import sys
 import threading
+import time
 
 import pytest
 
@@ -21,6 +23,7 @@ from httpd24.apache import (
     htgroup_file,
     htpasswd_file,
     request,
+    request_matrix,
     server_config,
 )
 from httpd24.apache._instance import _group_members
@@ -103,8 +106,16 @@ def test_configtest_defines_and_temp_dir_removed(httpd, tmp_path):
 
 
 def test_configtest_rejects_escaping_names(httpd):
-    with pytest.raises(ValueError):
-        configtest({"../x.conf": b""}, "../x.conf", [], httpd=httpd)
+    import glob, tempfile
+
+    pattern = os.path.join(tempfile.gettempdir(), "httpd24-*")
+    before = set(glob.glob(pattern))
+    for name in ("../x.conf", "/etc/passwd", "a/../../b"):
+        with pytest.raises(ValueError, match="relative"):
+            configtest({name: b""}, "x.conf", [], httpd=httpd)
+    with pytest.raises(ValueError, match="relative"):
+        configtest({"x.conf": b""}, "../x.conf", [], httpd=httpd)
+    assert set(glob.glob(pattern)) == before  # no temp dir left behind
 
 
 def test_dump_includes_and_run_cfg(httpd):
@@ -306,3 +317,56 @@ def test_head_and_http10(httpd):
 def test_request_rejects_non_loopback_source():
     with pytest.raises(ValueError):
         request(1, "/", source="10.0.0.1")
+
+
+def test_request_matrix(httpd):
+    files = {
+        "site.conf": b"""\
+<Location /server-status>
+    SetHandler server-status
+    AuthType Basic
+    AuthName t
+    AuthUserFile users
+    <RequireAny>
+        Require ip 127.0.0.2
+        Require valid-user
+    </RequireAny>
+</Location>
+""",
+        "users": htpasswd_file({"alice": "pw"}),
+    }
+    mods = [*AUTHZ, "status_module", "auth_basic_module", "authn_file_module", "authz_user_module"]
+    with Instance(files, "site.conf", mods, httpd=httpd) as srv:
+        got = request_matrix(
+            srv.port,
+            ["/server-status"],
+            sources=["127.0.0.2", "127.0.0.3"],
+            credentials=[(None, None), ("alice", "pw"), ("alice", "bad")],
+        )
+    assert got == {
+        ("/server-status", "127.0.0.2", None, None, 0): 200,
+        ("/server-status", "127.0.0.2", "alice", "pw", 0): 200,
+        ("/server-status", "127.0.0.2", "alice", "bad", 0): 200,
+        ("/server-status", "127.0.0.3", None, None, 0): 401,
+        ("/server-status", "127.0.0.3", "alice", "pw", 0): 200,
+        ("/server-status", "127.0.0.3", "alice", "bad", 0): 401,
+    }
+
+
+def test_unstopped_instance_is_killed_at_exit(httpd, tmp_path):
+    """An instance the program forgot to stop does not outlive the interpreter."""
+    script = tmp_path / "forget.py"
+    script.write_text(
+        "from httpd24.apache import Instance\n"
+        "srv = Instance({}, None, [], httpd=None).start()\n"
+        "print(srv.pid, srv.root.parent, flush=True)\n"
+    )
+    cp = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
+    assert cp.returncode == 0, cp.stderr
+    pid_text, tmp = cp.stdout.split()
+    pid = int(pid_text)
+    deadline = time.monotonic() + 5
+    while [p for p in _group_members(pid) if p[1] != "Z"] and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not [p for p in _group_members(pid) if p[1] != "Z"]
+    assert not os.path.exists(tmp)

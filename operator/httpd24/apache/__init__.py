@@ -10,7 +10,8 @@ configtest gate and the tests.
 * :func:`configtest` -- ``httpd -t`` on a mapping of files -> :class:`ConfigTestResult`.
 * :func:`dump` -- ``httpd -t -D DUMP_INCLUDES | DUMP_RUN_CFG | DUMP_CONFIG | ...``.
 * :class:`Instance` -- a real server on a free 127.0.0.1 port in a temp dir.
-* :func:`request` -- one raw HTTP request from a chosen 127.0.0.0/8 source address.
+* :func:`request` -- one raw HTTP request from a chosen 127.0.0.0/8 source address;
+  :func:`request_matrix` -- statuses for paths x sources x credentials x headers.
 * :func:`htpasswd_file`, :func:`htgroup_file` -- password / group file contents.
 * :mod:`httpd24.apache.table` -- the directive -> module table (data only).
 
@@ -21,7 +22,7 @@ names such paths itself).
 """
 
 from ._auth import htgroup_file, htpasswd_file, htpasswd_line, write_htgroup, write_htpasswd
-from ._client import Response, request
+from ._client import Response, request, request_matrix
 from ._httpd import (
     DEFAULT_MPM,
     ConfigTestResult,
@@ -53,6 +54,7 @@ __all__ = [
     "htpasswd_line",
     "load_modules",
     "request",
+    "request_matrix",
     "run_user",
     "server_config",
     "write_htgroup",

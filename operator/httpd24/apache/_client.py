@@ -13,9 +13,9 @@ import ipaddress
 import socket
 from dataclasses import dataclass
 from email.message import Message
-from typing import Mapping, Sequence
+from typing import Iterable, Mapping, Sequence
 
-__all__ = ["Response", "request"]
+__all__ = ["Response", "request", "request_matrix"]
 
 
 @dataclass(frozen=True)
@@ -93,3 +93,32 @@ def request(
         return Response(resp.status, resp.msg, data, resp.reason)
     finally:
         sock.close()
+
+
+def request_matrix(
+    port: int,
+    paths: Iterable[str],
+    *,
+    sources: Iterable[str] = ("127.0.0.1",),
+    credentials: Iterable[tuple[str | None, str | None]] = ((None, None),),
+    headers: Iterable[Mapping[str, str] | None] = (None,),
+    method: str = "GET",
+    timeout: float = 5,
+) -> dict[tuple[str, str, str | None, str | None, int], int]:
+    """Status of every combination of path x source x (user, password) x headers.
+
+    Keys are ``(path, source, user, password, headers_index)``; values the
+    HTTP status.  Requests go one after the other in a fixed order, so two
+    servers given the same matrix can be compared key by key.
+    """
+    header_sets = list(headers)
+    cred_list = list(credentials)
+    source_list = list(sources)
+    out = {}
+    for path in paths:
+        for src in source_list:
+            for user, password in cred_list:
+                for i, hdrs in enumerate(header_sets):
+                    r = request(port, path, source=src, method=method, user=user, password=password, headers=hdrs, timeout=timeout)
+                    out[(path, src, user, password, i)] = r.status
+    return out

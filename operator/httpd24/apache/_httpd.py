@@ -344,6 +344,8 @@ class _Tree:
     """A temporary ``root/`` + ``httpd24/`` pair; see the module docstring."""
 
     def __init__(self, files: Mapping[str, bytes | str], prefix: str = "httpd24-"):
+        for name in files:
+            _safe_rel(name)  # before creating anything
         self.tmp = Path(tempfile.mkdtemp(prefix=prefix))
         self.root = self.tmp / "root"
         self.own = self.tmp / "httpd24"
@@ -352,7 +354,11 @@ class _Tree:
         self.htdocs = self.own / "htdocs"
         for d in (self.root, self.logs, self.run, self.htdocs):
             d.mkdir(parents=True)
-        write_tree(self.root, files)
+        try:
+            write_tree(self.root, files)
+        except BaseException:
+            self.cleanup()
+            raise
         self.main = self.own / "main.conf"
         self.pid_file = self.run / "httpd.pid"
         self.error_log = self.logs / "error_log"

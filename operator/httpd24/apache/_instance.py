@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -24,6 +26,20 @@ def free_port(host: str = "127.0.0.1") -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind((host, 0))
         return s.getsockname()[1]
+
+
+# process group -> temp dir of started instances: killed and removed at interpreter exit
+_RUNNING: dict[int, str] = {}
+
+
+@atexit.register
+def _kill_leftovers() -> None:
+    for pgid, tmp in list(_RUNNING.items()):
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _free_ports(n: int) -> list[int]:
@@ -275,6 +291,7 @@ class Instance:
                 cwd=str(tree.root),
                 start_new_session=True,
             )
+        _RUNNING[self.proc.pid] = str(tree.tmp)
         deadline = time.monotonic() + self.start_timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -321,6 +338,7 @@ class Instance:
             self.proc.wait(5)
         except subprocess.TimeoutExpired:
             pass
+        _RUNNING.pop(self.proc.pid, None)
 
     def stop(self) -> None:
         """Stop the server (SIGTERM) and check that every process of it is gone."""
@@ -351,6 +369,7 @@ class Instance:
             if problems:
                 self._kill_group()
                 raise HttpdError("; ".join(problems) + "\n" + self.error_log())
+            _RUNNING.pop(pgid, None)
         finally:
             self.proc = None
             self.port = None
