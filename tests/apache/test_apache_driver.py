@@ -370,3 +370,42 @@ def test_unstopped_instance_is_killed_at_exit(httpd, tmp_path):
         time.sleep(0.05)
     assert not [p for p in _group_members(pid) if p[1] != "Z"]
     assert not os.path.exists(tmp)
+
+
+NONROOT_SMOKE = """
+import os
+from httpd24 import apache as a
+assert os.geteuid() != 0
+r = a.configtest({"h.conf": b"<Directory />\\n Require all denied\\n</Directory>\\n"}, "h.conf", ["authz_core_module"])
+assert r.ok, r.output
+assert "User " not in r.main_config
+conf = b"<Location /server-status>\\n SetHandler server-status\\n Require ip 127.0.0.2\\n</Location>\\n"
+mods = ["authn_core_module", "authz_core_module", "authz_host_module", "status_module"]
+with a.Instance({"s.conf": conf}, "s.conf", mods) as s:
+    print(s.request("/server-status", source="127.0.0.2").status, s.request("/server-status", source="127.0.0.3").status)
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="already covered: the whole module runs as an ordinary user")
+def test_runs_as_ordinary_user(httpd):
+    """Started by root, the driver drops to User/Group; here the reverse: an unprivileged caller."""
+    import shutil
+
+    runuser = shutil.which("runuser")
+    if not runuser:
+        pytest.skip("runuser not installed")
+    package_root = os.path.dirname(os.path.dirname(os.path.abspath(__import__("httpd24").__file__)))
+    for python in (sys.executable, "/usr/bin/python3"):
+        probe = subprocess.run([runuser, "-u", "nobody", "--", python, "-c", "import sys; print(sys.version_info[:2])"], capture_output=True, text=True)
+        if probe.returncode == 0 and probe.stdout.strip() == str(tuple(sys.version_info[:2])):
+            break
+    else:
+        pytest.skip("no Python interpreter the nobody user can run")
+    cp = subprocess.run(
+        [runuser, "-u", "nobody", "--", "env", f"PYTHONPATH={package_root}", python, "-c", NONROOT_SMOKE],
+        capture_output=True, text=True, timeout=120, cwd="/",
+    )
+    if "ModuleNotFoundError" in cp.stderr:
+        pytest.skip(f"the package is not readable by nobody: {cp.stderr[-300:]}")
+    assert cp.returncode == 0, cp.stderr
+    assert cp.stdout.split() == ["200", "403"]

@@ -110,7 +110,11 @@ class Instance:
     (see :func:`httpd24.apache.server_config`); ``modules`` are the module
     identifiers to load.  The main configuration adds an access log in the
     format ``%a %l %u %t "%r" %>s %b`` (``log_config_module`` is loaded for it
-    when it is not built in), an empty default DocumentRoot and ``extra``.
+    when it is not built in), an empty default DocumentRoot (outside the server
+    root) and ``extra``.  Keep document roots free of directories named like
+    handler Locations: Debian's mod_dir answers 301 for a real directory even
+    under ``SetHandler`` (a ``server-status/`` directory breaks
+    ``/server-status``).
 
     The server runs in the foreground (``-D FOREGROUND``) as a child process in
     its own process group.  ``start()`` returns once the port accepts
