@@ -65,6 +65,8 @@ def _args_text(node: Directive, values: Sequence[str]) -> str:
 def set_args(node: Directive, values: Sequence[str]) -> None:
     """Replace the arguments; unchanged values keep their original spelling."""
     values = list(values)
+    if values == node.args and not node.unterminated_quote:
+        return  # nothing to change: keep the line exactly as written
     text = _args_text(node, values)
     if isinstance(node, Section):
         node.raw = f"{node.indent}<{node.name}{' ' + text if text else ''}>{node.eol}"
@@ -244,6 +246,7 @@ def wrap(nodes: Iterable[Node], name: str, args: Sequence[str] = ()) -> Section:
     if siblings[start : start + len(nodes)] != nodes:
         raise ValueError("wrap() takes contiguous siblings")
     first = nodes[0]
+    parent = first.parent
     indent = _indent_for(first)
     newline = _newline(first)
     unit = indent_unit(first.document)
@@ -259,6 +262,6 @@ def wrap(nodes: Iterable[Node], name: str, args: Sequence[str] = ()) -> Section:
         _ensure_final_newline(nodes[-1], newline)
         section.close_raw = section.close_raw.rstrip("\r\n")
     section.children = nodes
-    section.parent = first.parent
+    section.parent = parent
     siblings[start : start + len(nodes)] = [section]
     return section

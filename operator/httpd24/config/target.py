@@ -105,7 +105,7 @@ class Target:
     def if_module(self, argument: str, loaded: set[str]) -> Liveness:
         negated = argument.startswith("!")
         identifier = module_identifier(argument[1:] if negated else argument)
-        if identifier in loaded:
+        if identifier in loaded or (self.modules is not None and identifier in self.modules):
             answer = Liveness.LIVE
         elif self.modules is not None:
             answer = Liveness.DEAD

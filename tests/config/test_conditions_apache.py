@@ -1,0 +1,132 @@
+"""Conditional evaluation agrees with real httpd.
+
+Random configurations of nested IfModule / IfDefine / IfVersion sections,
+LoadModule, Define and UnDefine put a ``Define MARKn`` in every branch; the
+markers httpd reports live (``apache2 -t -D DUMP_RUN_CFG`` prints every Define)
+must be exactly the markers the engine judges live on the same target.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from httpd24.config import ConfigSet, Liveness, Target, module_identifier
+
+APACHE = shutil.which("apache2") or "/usr/sbin/apache2"
+MODULE_DIR = "/usr/lib/apache2/modules"
+
+pytestmark = [pytest.mark.apache, pytest.mark.skipif(not os.path.exists(APACHE), reason="apache2 not installed")]
+
+LOADABLE = ["ssl_module", "rewrite_module", "authz_core_module", "headers_module"]
+MODULE_NAMES = [
+    "mod_ssl.c", "ssl_module", "mod_rewrite.c", "rewrite_module", "mod_version.c", "mod_unixd.c",
+    "mod_authz_core.c", "authz_core_module", "mod_headers.c", "mod_mem_cache.c", "mod_so.c", "core.c",
+    "mpm_event_module", "event.c",
+]
+DEFINE_NAMES = ["A", "B", "TLS"]
+VERSIONS = ["2", "2.2", "2.3", "2.4", "2.4.0", "2.4.70", "2.4.71", "2.4.72", "2.5", "3"]
+OPERATORS = ["", "=", "==", ">", ">=", "<", "<=", "!=", "!>", "!<="]
+REGEXES = ["~ ^2\\.4", "~ ^2\\.2", "/^2\\.4\\./", "/71$/", "!~ ^2\\.4"]
+
+
+def _version_info():
+    out = subprocess.run([APACHE, "-v"], capture_output=True, text=True).stdout
+    return tuple(int(x) for x in re.search(r"Apache/(\d+)\.(\d+)\.(\d+)", out).groups())
+
+
+def _builtin_modules():
+    out = subprocess.run([APACHE, "-l"], capture_output=True, text=True).stdout
+    return {module_identifier(line.strip()) for line in out.splitlines()[1:] if line.strip()}
+
+
+class Counter:
+    def __init__(self):
+        self.n = 0
+
+    def next(self):
+        self.n += 1
+        return f"MARK{self.n}"
+
+
+def _render(tree, counter, indent=""):
+    lines = []
+    for item in tree:
+        kind = item[0]
+        if kind == "define":
+            lines.append(f"{indent}Define {item[1]}")
+        elif kind == "undefine":
+            lines.append(f"{indent}UnDefine {item[1]}")
+        elif kind == "load":
+            so = "mod_" + item[1][: -len("_module")] + ".so"
+            lines.append(f"{indent}LoadModule {item[1]} {MODULE_DIR}/{so}")
+        else:
+            tag, arg, children = item
+            lines.append(f"{indent}<{tag} {arg}>")
+            lines.append(f"{indent}    Define {counter.next()}")
+            lines.extend(_render(children, counter, indent + "    "))
+            lines.append(f"{indent}</{tag}>")
+    return lines
+
+
+leaf = st.one_of(
+    st.tuples(st.just("define"), st.sampled_from(DEFINE_NAMES)),
+    st.tuples(st.just("undefine"), st.sampled_from(DEFINE_NAMES)),
+    st.tuples(st.just("load"), st.sampled_from(LOADABLE)),
+)
+
+
+def _section(children):
+    negation = st.sampled_from(["", "!"])
+    return st.one_of(
+        st.tuples(st.just("IfModule"), st.builds(str.__add__, negation, st.sampled_from(MODULE_NAMES)), children),
+        st.tuples(st.just("IfDefine"), st.builds(str.__add__, negation, st.sampled_from(DEFINE_NAMES)), children),
+        st.tuples(
+            st.just("IfVersion"),
+            st.one_of(
+                st.builds(lambda op, v: f"{op} {v}".strip(), st.sampled_from(OPERATORS), st.sampled_from(VERSIONS)),
+                st.sampled_from(REGEXES),
+            ),
+            children,
+        ),
+    )
+
+
+trees = st.recursive(st.lists(leaf, max_size=3), lambda inner: st.lists(st.one_of(leaf, _section(inner)), max_size=4), max_leaves=12)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tree=trees, cli_defines=st.sets(st.sampled_from(DEFINE_NAMES)))
+def test_engine_liveness_matches_apache(tree, cli_defines, tmp_path_factory):
+    root = tmp_path_factory.mktemp("cond")
+    body = "\n".join(_render(tree, Counter())) + "\n"
+    (root / "user.conf").write_text(body)
+    (root / "main.conf").write_text(
+        f"ServerRoot {root}\nServerName localhost\nPidFile {root}/pid\nErrorLog {root}/error.log\n"
+        f"LoadModule mpm_event_module {MODULE_DIR}/mod_mpm_event.so\nInclude {root}/user.conf\n"
+    )
+    args = [APACHE, "-t", "-D", "DUMP_RUN_CFG", "-f", str(root / "main.conf")]
+    for name in sorted(cli_defines):
+        args += ["-D", name]
+    result = subprocess.run(args, capture_output=True, text=True, timeout=30)
+    assert result.returncode == 0, result.stdout + result.stderr + body
+    httpd_marks = set(re.findall(r"^Define: (MARK\d+)", result.stdout, re.M))
+
+    target = Target(
+        version=_version_info(),
+        modules=frozenset(_builtin_modules() | {"mpm_event_module"}),
+        defines=frozenset(cli_defines | {"DUMP_RUN_CFG"}),
+    )
+    cs = ConfigSet.from_mapping({"user.conf": body}, entry="user.conf")
+    engine_marks = {
+        item.args[0]
+        for item in cs.view(target).items
+        if item.key == "define" and item.live is Liveness.LIVE and item.args[0].startswith("MARK")
+    }
+    assert engine_marks == httpd_marks, body

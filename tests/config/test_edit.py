@@ -1,0 +1,121 @@
+"""Edits rewrite what they touch and leave every other byte as it was."""
+
+from __future__ import annotations
+
+import pytest
+
+from httpd24.config import Directive, Section, edit, parse
+
+SOURCE = (
+    "# head comment\r\n"
+    "ServerRoot /srv\r\n"
+    "<VirtualHost *:80>\r\n"
+    "\tServerName a.example\r\n"
+    "\t# keep me\r\n"
+    "\tMaxClients   150\r\n"
+    "</VirtualHost>\r\n"
+    "Listen 80"
+)
+
+
+def find(doc, key):
+    return next(n for n in doc.directives() if n.key == key)
+
+
+def test_set_args_keeps_unchanged_spelling_and_other_lines():
+    doc = parse('A "x"  \'y\' z\nB 1\n')
+    edit.set_args(find(doc, "a"), ["x", "y y", "z"])
+    assert doc.render_text() == 'A "x" "y y" z\nB 1\n'
+
+
+def test_set_args_quotes_what_needs_quoting():
+    doc = parse("A b\n")
+    node = find(doc, "a")
+    edit.set_args(node, ["", 'say "hi"', "c:\\dir\\", "x y"])
+    assert parse(doc.render_text()).children[0].args == ["", 'say "hi"', "c:\\dir\\", "x y"]
+
+
+def test_rename_keeps_arguments_crlf_and_indent():
+    doc = parse(SOURCE)
+    edit.rename(find(doc, "maxclients"), "MaxRequestWorkers")
+    assert doc.render_text() == SOURCE.replace("MaxClients   150", "MaxRequestWorkers   150")
+
+
+def test_rename_section_renames_closing_tag():
+    doc = parse("<Directory /x>\n</directory>\n")
+    edit.rename(doc.children[0], "DirectoryMatch")
+    assert doc.render_text() == "<DirectoryMatch /x>\n</DirectoryMatch>\n"
+
+
+def test_remove_takes_the_line():
+    doc = parse(SOURCE)
+    edit.remove(find(doc, "maxclients"))
+    assert doc.render_text() == SOURCE.replace("\tMaxClients   150\r\n", "")
+
+
+def test_remove_last_line_without_newline_keeps_file_ending():
+    doc = parse("A 1\nB 2")
+    edit.remove(find(doc, "b"))
+    assert doc.render_text() == "A 1"
+
+
+def test_insert_before_and_after_take_indent_and_newline_from_neighbours():
+    doc = parse(SOURCE)
+    anchor = find(doc, "maxclients")
+    edit.insert_before(anchor, "KeepAlive On")
+    edit.insert_after(anchor, "Timeout 5\nLogLevel warn")
+    assert doc.render_text() == SOURCE.replace(
+        "\tMaxClients   150\r\n", "\tKeepAlive On\r\n\tMaxClients   150\r\n\tTimeout 5\r\n\tLogLevel warn\r\n"
+    )
+
+
+def test_insert_after_last_line_without_newline():
+    doc = parse(SOURCE)
+    edit.insert_after(find(doc, "listen"), "Listen 81")
+    assert doc.render_text() == SOURCE + "\r\nListen 81"
+
+
+def test_replace_one_node_by_several():
+    doc = parse(SOURCE)
+    edit.replace(find(doc, "maxclients"), "# was MaxClients\nMaxRequestWorkers 150")
+    assert doc.render_text() == SOURCE.replace(
+        "\tMaxClients   150\r\n", "\t# was MaxClients\r\n\tMaxRequestWorkers 150\r\n"
+    )
+
+
+def test_replace_by_nothing_removes():
+    doc = parse("A 1\nB 2\n")
+    edit.replace(find(doc, "a"), "")
+    assert doc.render_text() == "B 2\n"
+
+
+def test_wrap_in_new_section_indents_one_level():
+    doc = parse("<Directory /x>\n    Require valid-user\n    Require ip 10.0.0.0/8\n</Directory>\n")
+    section = doc.children[0]
+    nodes = [n for n in section.children if isinstance(n, Directive)]
+    wrapped = edit.wrap(nodes, "RequireAll")
+    assert isinstance(wrapped, Section) and wrapped.parent is section
+    assert doc.render_text() == (
+        "<Directory /x>\n    <RequireAll>\n        Require valid-user\n        Require ip 10.0.0.0/8\n"
+        "    </RequireAll>\n</Directory>\n"
+    )
+    assert parse(doc.render_text()).render_text() == doc.render_text()
+
+
+def test_wrap_rejects_non_contiguous():
+    doc = parse("A 1\nB 2\nC 3\n")
+    with pytest.raises(ValueError):
+        edit.wrap([doc.children[0], doc.children[2]], "IfModule", ["x"])
+
+
+def test_append_child_uses_sibling_indent():
+    doc = parse("<Location />\n  SetHandler x\n</Location>\n")
+    edit.append_child(doc.children[0], "Require all granted")
+    assert doc.render_text() == "<Location />\n  SetHandler x\n  Require all granted\n</Location>\n"
+
+
+def test_edits_leave_other_bytes_alone_in_latin1_file():
+    data = b"ServerAdmin j\xe9r\xf4me@example.org\nMaxClients 10\n"
+    doc = parse(data)
+    edit.rename(find(doc, "maxclients"), "MaxRequestWorkers")
+    assert doc.render() == b"ServerAdmin j\xe9r\xf4me@example.org\nMaxRequestWorkers 10\n"
