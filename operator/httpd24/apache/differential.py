@@ -1,0 +1,984 @@
+"""Differential proof for access control: two real servers, one request matrix, every status compared.
+
+The REFERENCE is a configuration that still uses 2.2 syntax, run on 2.4 *with*
+mod_access_compat; the CANDIDATE is the migrated configuration, run on 2.4
+*without* mod_access_compat, so a leftover ``Order``/``Allow``/``Deny``/
+``Satisfy`` makes it fail at start-up (reported with httpd's message).  Both
+run at once on loopback, each with its own ServerRoot, PidFile, port and logs
+(:class:`httpd24.apache.Instance`), and answer the same matrix of requests:
+
+* every source address of :data:`SOURCES` (the client socket is bound inside
+  127.0.0.0/8);
+* no credentials, each valid user (Basic), a wrong password;
+* with and without headers that set, through ``SetEnvIf``, every variable the
+  configurations test (``Allow from env=X``, ``Require env X``);
+* every path the configurations name (Directory/DirectoryMatch paths mapped to
+  URLs, Location/LocationMatch paths, Files/FilesMatch names inside each
+  directory), the path itself and a path below it;
+* the methods ``<Limit>``/``<LimitExcept>``/``Require method`` name, plus GET
+  and one method none of them names.
+
+The feature ``httpd24 migrate --verify`` calls::
+
+    from httpd24.apache import differential
+    report = differential.verify(original_cs, migrated_cs)   # -> VerifyReport
+    print(report.format())            # the printable difference ("" lines when equal)
+    sys.exit(0 if report.ok else 1)
+
+:func:`verify` makes 2.2's inheritance explicit first
+(``httpd24.access.normalize_22``, research notes §5: 2.4 + mod_access_compat
+only stands in for 2.2 after that).  When no httpd binary is installed the
+report has ``skipped`` set and ``format()`` says so clearly; ``ok`` is then
+False (nothing was proven).  :func:`compare` runs two configurations as given
+(no normalisation) and :func:`compare_many` runs many pairs batched into one
+server pair (one name-based virtual host per configuration, so batching does
+not change what a request meets: nothing lives outside the virtual hosts).
+
+How a configuration is made runnable (identically for both sides, so the
+comparison is fair): Includes are inlined, then only what decides access is
+kept -- the sections (Directory, Files, Location and their Match forms, Limit,
+LimitExcept, Require containers, IfModule/IfDefine/IfVersion) and the
+directives of :data:`KEEP` (Order/Allow/Deny/Satisfy/Require, Auth*,
+SetEnvIf/BrowserMatch, SetHandler server-status, Alias, DocumentRoot).  Each
+VirtualHost becomes a unit of its own (server-level content plus that host's
+content).  Every absolute file system path is moved below a temporary root
+(``/var/www/x`` -> ``<tmp>/fs/var/www/x``; ``<Directory />`` stays ``/``),
+``AuthUserFile``/``AuthGroupFile`` point to generated files holding the users
+and groups the configurations name plus :data:`BASE_USERS`, and the document
+tree gets an ``index.html`` in every directory and every file requested.
+Directories outside the DocumentRoot and Aliases are reached through an added
+``Alias /__fs <tmp>/fs``.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import itertools
+import os
+import re
+import shutil
+import socket
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Mapping, Sequence
+
+from ..config import ConfigSet, Directive, Document, Section, parse
+from ..config.errors import ParseError
+from ._auth import htgroup_file, htpasswd_line
+from ._httpd import Httpd, HttpdError, find_httpd
+from ._instance import Instance
+
+__all__ = [
+    "BASE_USERS",
+    "COMMON_MODULES",
+    "Case",
+    "Mismatch",
+    "Req",
+    "SOURCES",
+    "VerifyReport",
+    "compare",
+    "compare_many",
+    "prepare",
+    "verify",
+]
+
+#: Client source addresses (all inside 127.0.0.0/8).
+SOURCES = ("127.0.0.1", "127.0.0.2", "127.0.0.9", "127.1.2.3")
+
+#: user -> (password, groups).  Users and groups named by Require lines are added.
+BASE_USERS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "alice": ("alice-pw", ("staff", "admins")),
+    "bob": ("bob-pw", ("staff",)),
+    "carol": ("carol-pw", ()),
+}
+WRONG_PASSWORD = "not-the-password"
+
+#: Loaded on both sides; the reference adds access_compat_module.
+COMMON_MODULES = (
+    "mpm_event_module",
+    "authz_core_module",
+    "authz_host_module",
+    "authz_user_module",
+    "authz_groupfile_module",
+    "authn_core_module",
+    "authn_file_module",
+    "auth_basic_module",
+    "setenvif_module",
+    "status_module",
+    "alias_module",
+    "mime_module",
+    "dir_module",
+)
+COMPAT_MODULE = "access_compat_module"
+
+_SECTIONS = {
+    "directory", "directorymatch", "files", "filesmatch", "location", "locationmatch",
+    "limit", "limitexcept", "requireall", "requireany", "requirenone",
+    "ifmodule", "ifdefine", "ifversion", "if", "elseif", "else",
+}
+#: Directives kept from the configurations (everything else does not decide access).
+KEEP = {
+    "order", "allow", "deny", "satisfy", "require",
+    "authtype", "authname", "authuserfile", "authgroupfile", "authbasicprovider", "authmerging",
+    "authzsendforbiddenonfailure", "authbasicauthoritative",
+    "setenvif", "setenvifnocase", "browsermatch", "browsermatchnocase",
+    "sethandler", "alias", "aliasmatch", "documentroot",
+}
+_KEPT_HANDLERS = {"server-status", "none", "default-handler"}
+_FILE_SAMPLES = (
+    "f.html", "secret.txt", "data.log", "x.php", "index.html", "a.cgi", "b.pl", "c.py", "img.png", "style.css",
+    ".htpasswd", ".htaccess", "README", "file.inc", "x.bak", "doc.pdf", "x.conf", "a.sh", "x.ini", "y.sql",
+)
+_REGEX_META = set(".^$*+?()[]{}|\\")
+
+
+# --- requests, mismatches, reports -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Req:
+    """One request of the matrix."""
+
+    unit: str
+    method: str
+    path: str
+    source: str
+    user: str | None = None
+    password: str | None = None
+    env: tuple[str, ...] = ()
+
+    def sort_key(self) -> tuple:
+        return (self.unit, self.path, self.method, self.user or "", self.password or "", self.env, self.source)
+
+    def describe(self) -> str:
+        who = "anonymous" if self.user is None else (
+            f"{self.user} (wrong password)" if self.password == WRONG_PASSWORD else self.user
+        )
+        env = f" env={','.join(self.env)}" if self.env else ""
+        return f"{self.method} {self.path} from {self.source} as {who}{env}"
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    request: Req
+    reference: int
+    candidate: int
+
+    def __str__(self) -> str:
+        return f"{self.request.describe()}: reference {self.reference}, candidate {self.candidate}"
+
+
+@dataclass
+class VerifyReport:
+    """What one comparison found.
+
+    ``ok`` is True only when both servers started and every status matched.
+    ``skipped`` says why nothing ran (no httpd binary); ``reference_error`` /
+    ``candidate_error`` hold httpd's start-up messages; ``mismatches`` list
+    (request, reference status, candidate status); ``statuses`` maps every
+    request to its (reference, candidate) status; ``reference_config`` /
+    ``candidate_config`` are the runnable fragments per unit.
+    """
+
+    name: str = ""
+    mismatches: list[Mismatch] = field(default_factory=list)
+    requests: int = 0
+    skipped: str | None = None
+    reference_error: str | None = None
+    candidate_error: str | None = None
+    statuses: dict[Req, tuple[int, int]] = field(default_factory=dict)
+    reference_config: dict[str, str] = field(default_factory=dict)
+    candidate_config: dict[str, str] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return not (self.skipped or self.reference_error or self.candidate_error or self.mismatches)
+
+    def format(self, limit: int = 40, configs: bool = True) -> str:
+        """A printable account: the verdict, every difference (up to ``limit``), the fragments run."""
+        head = f"[{self.name}] " if self.name else ""
+        if self.skipped:
+            return f"{head}verify skipped: {self.skipped}"
+        lines: list[str] = []
+        if self.reference_error:
+            lines.append(f"{head}the reference (original, 2.2 inheritance made explicit, on 2.4 + mod_access_compat) did not start:")
+            lines += ["  " + line for line in self.reference_error.strip().splitlines()]
+        if self.candidate_error:
+            lines.append(f"{head}the migrated configuration did not start on 2.4 without mod_access_compat:")
+            lines += ["  " + line for line in self.candidate_error.strip().splitlines()]
+        if not lines:
+            if not self.mismatches:
+                return f"{head}verify: {self.requests} requests, every status matched ({self.seconds:.1f}s)"
+            lines.append(f"{head}verify: {len(self.mismatches)} of {self.requests} requests answered differently:")
+            by_unit: dict[str, list[Mismatch]] = {}
+            for m in self.mismatches:
+                by_unit.setdefault(m.request.unit, []).append(m)
+            shown = 0
+            for unit, items in by_unit.items():
+                lines.append(f"  {unit}:")
+                for m in items:
+                    if shown >= limit:
+                        break
+                    lines.append(f"    {m.request.describe():<70} original {m.reference}  migrated {m.candidate}")
+                    shown += 1
+            if len(self.mismatches) > shown:
+                lines.append(f"  ... and {len(self.mismatches) - shown} more")
+        if configs:
+            units = sorted({m.request.unit for m in self.mismatches}) or sorted(self.reference_config)
+            for unit in units:
+                if unit in self.reference_config:
+                    lines.append(f"--- {unit}: reference (as run)")
+                    lines.append(self.reference_config[unit].rstrip())
+                if unit in self.candidate_config:
+                    lines.append(f"+++ {unit}: candidate (as run)")
+                    lines.append(self.candidate_config[unit].rstrip())
+        return "\n".join(lines)
+
+
+# --- making a configuration runnable -----------------------------------------------------------
+
+
+def _as_configset(cfg: ConfigSet | str | bytes | Mapping[str, bytes | str]) -> ConfigSet:
+    if isinstance(cfg, ConfigSet):
+        return cfg
+    if isinstance(cfg, (str, bytes)):
+        return ConfigSet.from_mapping({"httpd.conf": cfg}, entry="httpd.conf")
+    return ConfigSet.from_mapping(dict(cfg), entry="httpd.conf" if "httpd.conf" in cfg else next(iter(cfg)))
+
+
+def _inline(cs: ConfigSet) -> list:
+    """The nodes of the configuration in reading order, Includes replaced by the files they reach."""
+    if cs.errors:
+        raise cs.errors[0]
+
+    def expand(nodes, stack):
+        out = []
+        for node in nodes:
+            if isinstance(node, Section):
+                out.append((node, expand(node.children, stack)))
+            elif isinstance(node, Directive):
+                if node.key in ("include", "includeoptional") and node.args:
+                    names, _outside = cs.resolve_include(node.args[0])
+                    for name in names:
+                        if name in stack or name not in cs.documents:
+                            continue
+                        out += expand(cs.documents[name].children, stack + [name])
+                else:
+                    out.append((node, None))
+        return out
+
+    if cs.entry is not None:
+        return expand(cs.documents[cs.entry].children, [cs.entry])
+    out = []
+    for name, doc in cs.documents.items():
+        out += expand(doc.children, [name])
+    return out
+
+
+def _quote(arg: str) -> str:
+    if arg and not re.search(r'[\s"\'\\]', arg):
+        return arg
+    return '"' + arg.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+@dataclass
+class _Unit:
+    """One runnable virtual host: the kept text plus what the request matrix needs."""
+
+    text: str
+    docroot: str = "/var/www/html"
+    dirs: set[str] = field(default_factory=set)  # absolute fs paths (before moving under the fs root)
+    dir_regexes: list[str] = field(default_factory=list)
+    locations: set[str] = field(default_factory=set)
+    location_regexes: list[str] = field(default_factory=list)
+    handler_locations: set[str] = field(default_factory=set)
+    file_names: set[str] = field(default_factory=set)
+    file_regexes: list[str] = field(default_factory=list)
+    aliases: list[tuple[str, str]] = field(default_factory=list)  # (url, fs path)
+    users: set[str] = field(default_factory=set)
+    groups: set[str] = field(default_factory=set)
+    env: set[str] = field(default_factory=set)
+    methods: set[str] = field(default_factory=set)
+
+
+def _concrete(path: str) -> str:
+    """A concrete path for a wildcard one (``/home/*/www`` -> ``/home/w/www``)."""
+    path = re.sub(r"\[[^\]]*\]", "w", path)
+    return path.replace("*", "w").replace("?", "q")
+
+
+def _literal_prefix(regex: str) -> str:
+    """The literal text a regex starts with (``^/private/.*`` -> ``/private/``)."""
+    s = regex[1:] if regex.startswith("^") else regex
+    out = []
+    i = 0
+    while i < len(s):
+        c = s[i]
+        if c == "\\" and i + 1 < len(s) and not s[i + 1].isalnum():
+            out.append(s[i + 1])
+            i += 2
+            continue
+        if c in _REGEX_META:
+            # an optional previous character must not be kept
+            if c in "?*{" and out:
+                out.pop()
+            break
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+class _Extractor:
+    """Keeps what decides access; records paths, users, groups, env vars and methods."""
+
+    def __init__(self, fs_root: str, user_file: str, group_file: str):
+        self.fs_root = fs_root.rstrip("/")
+        self.user_file = user_file
+        self.group_file = group_file
+
+    def fs(self, path: str) -> str:
+        if not path.startswith("/") or path == "/":
+            return path
+        return self.fs_root + path
+
+    def fs_regex(self, regex: str) -> str:
+        if regex.startswith("^/"):
+            return "^" + re.escape(self.fs_root) + regex[1:]
+        return regex
+
+    def units(self, cs: ConfigSet) -> list[tuple[str, _Unit]]:
+        nodes = _inline(cs)
+        main = [n for n in nodes if not (isinstance(n[0], Section) and n[0].key == "virtualhost")]
+        vhosts = [n for n in nodes if isinstance(n[0], Section) and n[0].key == "virtualhost"]
+        out = [("main", self.unit(main))]
+        for i, (node, children) in enumerate(vhosts, 1):
+            label = f"vhost{i} <VirtualHost {' '.join(node.args)}> ({node.location.file}:{node.location.line})"
+            out.append((label, self.unit(main + children)))
+        return out
+
+    def unit(self, nodes) -> _Unit:
+        unit = _Unit(text="")
+        lines: list[str] = []
+        self._emit(nodes, lines, 0, unit, in_location=None)
+        unit.text = "\n".join(lines) + "\n"
+        return unit
+
+    def _emit(self, nodes, lines, depth, unit, in_location):
+        pad = "    " * depth
+        for node, children in nodes:
+            key = node.key
+            if isinstance(node, Section):
+                if key == "virtualhost" or key not in _SECTIONS:
+                    continue
+                args = list(node.args)
+                loc = in_location
+                if key in ("directory", "directorymatch"):
+                    if key == "directorymatch" or (args and args[0] == "~"):
+                        rx = args[-1] if args else ""
+                        unit.dir_regexes.append(rx)
+                        pref = _literal_prefix(rx)
+                        if pref.startswith("/"):
+                            unit.dirs.add(pref.rsplit("/", 1)[0] if not pref.endswith("/") else pref.rstrip("/") or "/")
+                        args = args[:-1] + [self.fs_regex(rx)] if args else args
+                    elif args:
+                        unit.dirs.add(_concrete(args[0]).rstrip("/") or "/")
+                        args = [self.fs(args[0])]
+                elif key in ("location", "locationmatch"):
+                    if key == "locationmatch" or (args and args[0] == "~"):
+                        rx = args[-1] if args else ""
+                        unit.location_regexes.append(rx)
+                        pref = _literal_prefix(rx)
+                        if pref.startswith("/"):
+                            unit.locations.add(pref)
+                            loc = pref
+                    elif args:
+                        unit.locations.add(_concrete(args[0]))
+                        loc = _concrete(args[0])
+                elif key in ("files", "filesmatch"):
+                    if key == "filesmatch" or (args and args[0] == "~"):
+                        unit.file_regexes.append(args[-1] if args else "")
+                    elif args:
+                        unit.file_names.add(_concrete(args[0]))
+                elif key in ("limit", "limitexcept"):
+                    unit.methods.update(a.upper() for a in args)
+                lines.append(f"{pad}<{node.name} {' '.join(_quote(a) for a in args)}>".replace(" >", ">"))
+                self._emit(children or [], lines, depth + 1, unit, loc)
+                lines.append(f"{pad}</{node.name}>")
+                continue
+            if not isinstance(node, Directive) or key not in KEEP:
+                continue
+            args = list(node.args)
+            if key == "sethandler":
+                if not args or args[0].lower() not in _KEPT_HANDLERS:
+                    continue
+                if in_location and args[0].lower() == "server-status":
+                    unit.handler_locations.add(in_location)
+            elif key == "documentroot" and args:
+                unit.docroot = args[0].rstrip("/") or "/"
+                args = [self.fs(args[0])]
+            elif key == "alias" and len(args) == 2:
+                unit.aliases.append((args[0], args[1]))
+                unit.locations.add(args[0])
+                unit.dirs.add(args[1].rstrip("/") or "/")
+                args = [args[0], self.fs(args[1])]
+            elif key == "aliasmatch" and len(args) == 2:
+                args = [args[0], self.fs(args[1])]
+            elif key == "authuserfile":
+                args = [self.user_file]
+            elif key == "authgroupfile":
+                args = [self.group_file]
+            elif key in ("allow", "deny"):
+                for a in args[1:]:
+                    m = re.match(r"(?i)env=!?(.+)", a)
+                    if m:
+                        unit.env.add(m.group(1))
+            elif key == "require" and args:
+                kind = args[0].lower()
+                rest = args[1:]
+                if kind == "not" and rest:
+                    kind, rest = rest[0].lower(), rest[1:]
+                if kind == "user":
+                    unit.users.update(rest)
+                elif kind == "group":
+                    unit.groups.update(rest)
+                elif kind == "env":
+                    unit.env.update(rest)
+                elif kind == "method":
+                    unit.methods.update(r.upper() for r in rest)
+            lines.append(pad + " ".join([node.name] + [_quote(a) for a in args]))
+
+
+def _user_table(names: Iterable[str], groups: Iterable[str]) -> dict[str, tuple[str, tuple[str, ...]]]:
+    """BASE_USERS plus every named user; every named group gets a member of its own and alice."""
+    users = {u: (p, tuple(g)) for u, (p, g) in BASE_USERS.items()}
+    for name in sorted(set(names)):
+        if name not in users and re.fullmatch(r"[\w.@-]{1,64}", name):
+            users[name] = (f"{name}-pw", ())
+    for i, group in enumerate(sorted(set(groups))):
+        if not re.fullmatch(r"[\w.@-]{1,64}", group):
+            continue
+        if any(group in g for _p, g in users.values()):
+            continue
+        member = f"member{i}-{group}"[:64]
+        users[member] = (f"{member}-pw", (group,))
+        pw, gs = users["alice"]
+        users["alice"] = (pw, gs + (group,))
+    return users
+
+
+# --- the request matrix ------------------------------------------------------------------------
+
+
+def _urls(unit: _Unit, alias_fs: str = "/__fs") -> list[str]:
+    """Every URL the unit's configuration names, and one below each."""
+    docroot = unit.docroot.rstrip("/")
+
+    def dir_url(d: str) -> str | None:
+        d = d.rstrip("/")
+        for url, target in sorted(unit.aliases, key=lambda a: -len(a[1])):
+            t = target.rstrip("/")
+            if d == t or d.startswith(t + "/"):
+                return url.rstrip("/") + d[len(t):]
+        if docroot and (d == docroot or d.startswith(docroot + "/")):
+            return d[len(docroot):]
+        if d == "" or d == "/":
+            return None
+        return alias_fs + d
+
+    urls: list[str] = ["/", "/f.html"]
+    names = set(unit.file_names)
+    for rx in unit.file_regexes:
+        try:
+            pat = re.compile(rx)
+        except re.error:
+            continue
+        hits = [s for s in _FILE_SAMPLES if pat.search(s)]
+        names.update(hits[:2])
+    names = {n for n in names if "/" not in n and n not in ("", ".", "..")}
+    dir_urls = []
+    for d in sorted(unit.dirs):
+        u = dir_url(d)
+        if u is not None:
+            dir_urls.append(u)
+    dir_urls.append("")
+    for u in sorted(set(dir_urls)):
+        urls += [u + "/", u + "/f.html", u + "/sub/f.html"]
+        urls += [u + "/" + n for n in sorted(names)]
+    for loc in sorted(unit.locations):
+        if not loc.startswith("/"):
+            continue
+        base = loc.rstrip("/")
+        urls += [loc, base + "/f.html"] if base else ["/"]
+    seen: dict[str, None] = {}
+    for u in urls:
+        u = re.sub(r"/+", "/", u)
+        if u.startswith("/"):
+            seen.setdefault(u, None)
+    return list(seen)
+
+
+def _fs_for_url(unit: _Unit, url: str, alias_fs: str = "/__fs") -> str | None:
+    for prefix, target in sorted(unit.aliases, key=lambda a: -len(a[0])):
+        p = prefix.rstrip("/")
+        if url == p or url.startswith(p + "/"):
+            return target.rstrip("/") + url[len(p):]
+    if url.startswith(alias_fs + "/"):
+        return url[len(alias_fs):]
+    return unit.docroot.rstrip("/") + url
+
+
+def _build_tree(fs_root: Path, unit: _Unit, urls: Sequence[str]) -> None:
+    """Create directories (with index.html) and files for ``urls`` under ``fs_root``."""
+    handler = [h.rstrip("/") for h in unit.handler_locations if h.rstrip("/")]
+    dirs: set[str] = set()
+    files: set[str] = set()
+    for url in urls:
+        if any(url == h or url.startswith(h + "/") for h in handler):
+            continue
+        target = _fs_for_url(unit, url)
+        if target is None:
+            continue
+        if url.endswith("/"):
+            dirs.add(target.rstrip("/") or "/")
+        else:
+            files.add(target)
+    for d in sorted(dirs):
+        p = fs_root / d.lstrip("/")
+        if p.exists() and not p.is_dir():
+            continue
+        p.mkdir(parents=True, exist_ok=True)
+        idx = p / "index.html"
+        if not idx.exists():
+            idx.write_text(f"index of {d}\n")
+    for f in sorted(files):
+        p = fs_root / f.lstrip("/")
+        if p.exists():
+            continue
+        try:
+            p.parent.mkdir(parents=True, exist_ok=True)
+            # a name used elsewhere as a directory (Location /a as well as /a/) stays a directory
+            p.write_text(f"file {f}\n")
+        except (NotADirectoryError, FileExistsError, IsADirectoryError):
+            continue
+
+
+def _env_states(names: Sequence[str]) -> list[tuple[str, ...]]:
+    names = sorted(names)
+    if not names:
+        return [()]
+    states = [()]
+    if len(names) <= 3:
+        states += [(n,) for n in names]
+    states.append(tuple(names))
+    return list(dict.fromkeys(states))
+
+
+def _methods(unit_methods: set[str]) -> list[str]:
+    if not unit_methods:
+        return ["GET"]
+    named = sorted(m for m in unit_methods if re.fullmatch(r"[A-Z][A-Z-]*", m) and m not in ("HEAD", "CONNECT", "OPTIONS", "TRACE"))
+    extra = next(m for m in ("DELETE", "POST", "PUT", "PATCH", "PROPFIND") if m not in unit_methods)
+    return list(dict.fromkeys(["GET", *named, extra]))
+
+
+def _creds(users: Mapping[str, tuple[str, tuple[str, ...]]]) -> list[tuple[str | None, str | None]]:
+    out: list[tuple[str | None, str | None]] = [(None, None)]
+    out += [(u, p) for u, (p, _g) in users.items()]
+    out.append(("alice", WRONG_PASSWORD))
+    return out
+
+
+# --- a pipelining client -----------------------------------------------------------------------
+
+
+class _Conn:
+    def __init__(self, port: int, source: str, timeout: float):
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.settimeout(timeout)
+        self.sock.bind((source, 0))
+        self.sock.connect(("127.0.0.1", port))
+        self.file = self.sock.makefile("rb")
+
+    def close(self) -> None:
+        try:
+            self.file.close()
+        finally:
+            self.sock.close()
+
+    def read_status(self, method: str) -> tuple[int, bool] | None:
+        """(status, connection closes after it) of the next response, None at EOF."""
+        line = self.file.readline(65537)
+        if not line:
+            return None
+        parts = line.split()
+        if len(parts) < 2 or not parts[0].startswith(b"HTTP/"):
+            raise HttpdError(f"bad status line {line!r}")
+        status = int(parts[1])
+        length = None
+        chunked = False
+        close = False
+        while True:
+            h = self.file.readline(65537)
+            if not h:
+                return None
+            if h in (b"\r\n", b"\n"):
+                break
+            k, _, v = h.partition(b":")
+            k = k.strip().lower()
+            v = v.strip().lower()
+            if k == b"content-length":
+                length = int(v)
+            elif k == b"transfer-encoding" and b"chunked" in v:
+                chunked = True
+            elif k == b"connection" and b"close" in v:
+                close = True
+        if method == "HEAD" or status in (204, 304) or 100 <= status < 200:
+            return status, close
+        if chunked:
+            while True:
+                size_line = self.file.readline(65537)
+                if not size_line:
+                    return None
+                size = int(size_line.split(b";")[0].strip() or b"0", 16)
+                if size == 0:
+                    while self.file.readline(65537) not in (b"\r\n", b"\n", b""):
+                        pass
+                    break
+                self.file.read(size + 2)
+        elif length is not None:
+            self.file.read(length)
+        else:
+            self.file.read()
+            close = True
+        return status, close
+
+
+def _raw(req: Req, host: str, env_headers: Mapping[str, str]) -> bytes:
+    import base64
+
+    lines = [f"{req.method} {req.path} HTTP/1.1", f"Host: {host}"]
+    if req.user is not None:
+        token = base64.b64encode(f"{req.user}:{req.password or ''}".encode()).decode("ascii")
+        lines.append(f"Authorization: Basic {token}")
+    for name in req.env:
+        lines.append(f"{env_headers[name]}: 1")
+    if req.method in ("POST", "PUT", "PATCH"):
+        lines.append("Content-Length: 0")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+
+
+def _send_all(port: int, source: str, reqs: Sequence[Req], hosts: Mapping[str, str],
+              env_headers: Mapping[str, str], timeout: float, deadline: float) -> dict[Req, int]:
+    """Pipeline ``reqs`` from ``source``; reconnect when the server closes the connection."""
+    out: dict[Req, int] = {}
+    pending = list(reqs)
+    batch = 200
+    stalls = 0
+    while pending:
+        if time.monotonic() > deadline:
+            raise HttpdError(f"request matrix did not finish in time ({len(pending)} requests left)")
+        conn = _Conn(port, source, timeout)
+        try:
+            chunk = pending[:batch]
+            conn.sock.sendall(b"".join(_raw(r, hosts[r.unit], env_headers) for r in chunk))
+            got = 0
+            for r in chunk:
+                res = conn.read_status(r.method)
+                if res is None:
+                    break
+                out[r] = res[0]
+                got += 1
+                if res[1]:
+                    break
+        except (ConnectionResetError, BrokenPipeError):
+            got = sum(1 for r in pending[:batch] if r in out)
+        finally:
+            conn.close()
+        pending = pending[got:]
+        stalls = stalls + 1 if got == 0 else 0
+        if stalls >= 3:
+            raise HttpdError(f"the server answered nothing to {pending[0].describe()}")
+    return out
+
+
+# --- running -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Case:
+    """One configuration pair for :func:`compare_many`: runnable as given (no normalisation)."""
+
+    name: str
+    reference: ConfigSet | str | bytes | Mapping[str, bytes | str]
+    candidate: ConfigSet | str | bytes | Mapping[str, bytes | str]
+
+
+@dataclass
+class _Prepared:
+    name: str
+    ref_units: list[tuple[str, _Unit]]
+    cand_units: list[tuple[str, _Unit]]
+    error: str | None = None
+
+
+class _Workspace:
+    def __init__(self) -> None:
+        self.tmp = Path(tempfile.mkdtemp(prefix="httpd24-differential-"))
+        self.fs = self.tmp / "fs"
+        self.fs.mkdir()
+        self.user_file = str(self.tmp / "users.htpasswd")
+        self.group_file = str(self.tmp / "groups.htgroup")
+
+    def open_up(self) -> None:
+        if os.geteuid() != 0:
+            return
+        for dirpath, _dirnames, filenames in os.walk(self.tmp):
+            os.chmod(dirpath, 0o755)
+            for f in filenames:
+                os.chmod(os.path.join(dirpath, f), 0o644)
+
+    def cleanup(self) -> None:
+        if not os.environ.get("HTTPD24_KEEP_TMP"):
+            shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def prepare(cfg: ConfigSet | str | bytes | Mapping[str, bytes | str], fs_root: str = "/FS",
+            user_file: str = "/USERS", group_file: str = "/GROUPS") -> dict[str, str]:
+    """The runnable fragment(s) of a configuration, per unit (for reading and for tests)."""
+    ex = _Extractor(fs_root, user_file, group_file)
+    return {label: unit.text for label, unit in ex.units(_as_configset(cfg))}
+
+
+def _vhost(host: str, unit: _Unit, fs_root: str) -> str:
+    docroot = fs_root + unit.docroot if unit.docroot != "/" else fs_root
+    body = "\n".join("    " + line if line else line for line in unit.text.rstrip("\n").splitlines())
+    return (
+        f"<VirtualHost *:*>\n    ServerName {host}\n    DocumentRoot {_quote(docroot)}\n"
+        f"    Alias /__fs {_quote(fs_root)}\n{body}\n</VirtualHost>\n"
+    )
+
+
+def compare_many(
+    cases: Sequence[Case],
+    *,
+    httpd: Httpd | None = None,
+    timeout: float = 10,
+    budget: float = 300,
+    sources: Sequence[str] = SOURCES,
+    isolate_failures: bool = True,
+) -> list[VerifyReport]:
+    """Run every pair in one server pair (one virtual host per unit); one report per case.
+
+    When a server does not start, each case is run again on its own so the
+    failure is reported against the case that causes it.
+    """
+    httpd = httpd or find_httpd()
+    if httpd is None:
+        return [VerifyReport(name=c.name, skipped=_NO_HTTPD) for c in cases]
+    t0 = time.monotonic()
+    ws = _Workspace()
+    try:
+        prepared: list[_Prepared] = []
+        ex = _Extractor(str(ws.fs), ws.user_file, ws.group_file)
+        for c in cases:
+            try:
+                prepared.append(_Prepared(c.name, ex.units(_as_configset(c.reference)), ex.units(_as_configset(c.candidate))))
+            except (ParseError, ValueError) as e:
+                prepared.append(_Prepared(c.name, [], [], f"cannot read the configuration: {e}"))
+        reports = _run_prepared(prepared, ws, httpd, timeout=timeout, budget=budget, sources=sources)
+        if isolate_failures and len(cases) > 1:
+            # a server that did not start fails the whole batch: find the case(s) responsible
+            for i, (p, r) in enumerate(zip(prepared, reports)):
+                if p.error is None and (r.reference_error or r.candidate_error):
+                    reports[i] = _run_prepared([p], ws, httpd, timeout=timeout, budget=budget, sources=sources)[0]
+        for r in reports:
+            r.seconds = time.monotonic() - t0
+        return reports
+    finally:
+        ws.cleanup()
+
+
+_NO_HTTPD = (
+    "no Apache httpd 2.4 binary found (install Debian's apache2, /usr/sbin/apache2, "
+    "or set HTTPD24_HTTPD=/path/to/httpd[:/path/to/modules]); nothing was verified"
+)
+
+
+def _run_prepared(prepared: Sequence[_Prepared], ws: _Workspace, httpd: Httpd, *, timeout: float,
+                  budget: float, sources: Sequence[str]) -> list[VerifyReport]:
+    reports = [VerifyReport(name=p.name) for p in prepared]
+    runnable = []
+    for p, r in zip(prepared, reports):
+        if p.error:
+            r.reference_error = p.error
+        else:
+            runnable.append((p, r))
+    if not runnable:
+        return reports
+
+    # users, groups, env variables over every unit of the batch
+    all_units = [u for p, _r in runnable for _l, u in p.ref_units + p.cand_units]
+    users = _user_table(itertools.chain.from_iterable(u.users for u in all_units),
+                        itertools.chain.from_iterable(u.groups for u in all_units))
+    Path(ws.user_file).write_text("".join(htpasswd_line(u, pw, scheme="sha") + "\n" for u, (pw, _g) in users.items()))
+    groups: dict[str, list[str]] = {}
+    for u, (_pw, gs) in users.items():
+        for g in gs:
+            groups.setdefault(g, []).append(u)
+    Path(ws.group_file).write_bytes(htgroup_file(groups))
+    env_names = sorted(set(itertools.chain.from_iterable(u.env for u in all_units)))
+    env_headers = {n: f"X-Httpd24-Env-{i}" for i, n in enumerate(env_names)}
+    setenv = "\n".join(f"SetEnvIf {h} ^1$ {_quote(n)}" for n, h in env_headers.items())
+    creds = _creds(users)
+
+    ref_text, cand_text = [], []
+    hosts: dict[str, str] = {}
+    matrix: list[Req] = []
+    owner: dict[str, int] = {}
+    for idx, (p, r) in enumerate(runnable):
+        cand = dict(p.cand_units)
+        for n, (label, ref_unit) in enumerate(p.ref_units):
+            cand_unit = cand.get(label)
+            if cand_unit is None:
+                r.candidate_error = f"the migrated configuration has no unit {label!r} (virtual hosts differ)"
+                break
+            uname = f"{p.name}: {label}" if p.name else label
+            host = f"u{idx}-{n}.test"
+            hosts[uname] = host
+            owner[uname] = idx
+            r.reference_config[label] = ref_unit.text
+            r.candidate_config[label] = cand_unit.text
+            ref_text.append(_vhost(host, ref_unit, str(ws.fs)))
+            cand_text.append(_vhost(host, cand_unit, str(ws.fs)))
+            merged = _Unit(text="", docroot=ref_unit.docroot)
+            for u in (ref_unit, cand_unit):
+                merged.dirs |= u.dirs
+                merged.locations |= u.locations
+                merged.handler_locations |= u.handler_locations
+                merged.file_names |= u.file_names
+                merged.file_regexes += u.file_regexes
+                merged.dir_regexes += u.dir_regexes
+                merged.location_regexes += u.location_regexes
+                merged.aliases += u.aliases
+                merged.env |= u.env
+                merged.methods |= u.methods
+            urls = _urls(merged)
+            _build_tree(ws.fs, merged, urls)
+            for url, method, env, (user, pw), src in itertools.product(
+                urls, _methods(merged.methods), _env_states(sorted(merged.env)), creds, sources
+            ):
+                matrix.append(Req(uname, method, url, src, user, pw, env))
+    ws.open_up()
+
+    common = "\n".join([
+        "KeepAlive On", "MaxKeepAliveRequests 0", "KeepAliveTimeout 10", "DirectoryIndex index.html",
+        "Timeout 20", setenv,
+    ])
+    ref_files = {"differential.conf": common + "\n" + "\n".join(ref_text)}
+    cand_files = {"differential.conf": common + "\n" + "\n".join(cand_text)}
+    ref = Instance(ref_files, "differential.conf", [*COMMON_MODULES, COMPAT_MODULE], httpd=httpd)
+    cand = Instance(cand_files, "differential.conf", list(COMMON_MODULES), httpd=httpd)
+
+    def start(inst: Instance) -> str | None:
+        try:
+            inst.start()
+            return None
+        except HttpdError as e:
+            return _clean(str(e), ws)
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2 * len(sources) + 2) as pool:
+        errs = list(pool.map(start, [ref, cand]))
+        try:
+            if errs[0] or errs[1]:
+                for p, r in runnable:
+                    r.reference_error = r.reference_error or errs[0]
+                    r.candidate_error = r.candidate_error or errs[1]
+                return reports
+            deadline = time.monotonic() + budget
+            by_source: dict[str, list[Req]] = {}
+            for q in matrix:
+                by_source.setdefault(q.source, []).append(q)
+            futs = {}
+            for side, inst in (("ref", ref), ("cand", cand)):
+                for src, reqs in by_source.items():
+                    futs[pool.submit(_send_all, inst.port, src, reqs, hosts, env_headers, timeout, deadline)] = side
+            results: dict[str, dict[Req, int]] = {"ref": {}, "cand": {}}
+            for fut, side in futs.items():
+                try:
+                    results[side].update(fut.result())
+                except (HttpdError, OSError) as e:
+                    for p, r in runnable:
+                        err = f"requests failed: {e}"
+                        if side == "ref":
+                            r.reference_error = r.reference_error or err
+                        else:
+                            r.candidate_error = r.candidate_error or err
+            for q in matrix:
+                r = runnable[owner[q.unit]][1]
+                a, b = results["ref"].get(q), results["cand"].get(q)
+                if a is None or b is None:
+                    continue
+                r.requests += 1
+                r.statuses[q] = (a, b)
+                if a != b:
+                    r.mismatches.append(Mismatch(q, a, b))
+            for _p, r in runnable:
+                r.mismatches.sort(key=lambda m: m.request.sort_key())
+            # keep the logs for callers that check them
+            _LAST_LOGS.update(ref_error=ref.error_log(), cand_error=cand.error_log(),
+                              ref_access=ref.access_log(), cand_access=cand.access_log())
+        finally:
+            for inst in (ref, cand):
+                try:
+                    inst.stop()
+                except HttpdError:
+                    pass
+    return reports
+
+
+#: Error and access logs of the last server pair run (for tests that check log lines).
+_LAST_LOGS: dict[str, str] = {}
+
+
+def last_logs() -> dict[str, str]:
+    """``ref_error``, ``cand_error``, ``ref_access``, ``cand_access`` of the last server pair run."""
+    return dict(_LAST_LOGS)
+
+
+def _clean(text: str, ws: _Workspace) -> str:
+    return text.replace(str(ws.fs), "<fs>").replace(str(ws.tmp), "<tmp>")
+
+
+def compare(reference, candidate, *, name: str = "", httpd: Httpd | None = None, **kw) -> VerifyReport:
+    """Run ``reference`` (on 2.4 + mod_access_compat) and ``candidate`` (without) as given; compare."""
+    return compare_many([Case(name, reference, candidate)], httpd=httpd, **kw)[0]
+
+
+def verify(
+    original_cs: ConfigSet | str | bytes | Mapping[str, bytes | str],
+    migrated_cs: ConfigSet | str | bytes | Mapping[str, bytes | str],
+    *,
+    httpd: Httpd | None = None,
+    normalize: Callable[[ConfigSet], ConfigSet] | None = None,
+    name: str = "",
+    **kw,
+) -> VerifyReport:
+    """``httpd24 migrate --verify``: prove ``migrated_cs`` answers every request as ``original_cs`` did on 2.2.
+
+    The reference is ``normalize(original_cs)`` (default
+    ``httpd24.access.normalize_22``) on 2.4 with mod_access_compat, the
+    candidate ``migrated_cs`` on 2.4 without it.  Returns a
+    :class:`VerifyReport`; ``report.format()`` is the printable difference.
+    Without an httpd binary the report is ``skipped`` with the reason.
+    """
+    httpd = httpd or find_httpd()
+    if httpd is None:
+        return VerifyReport(name=name, skipped=_NO_HTTPD)
+    original = _as_configset(original_cs)
+    if normalize is None:
+        from ..access import normalize_22 as normalize  # noqa: PLC0415 (access is optional at import time)
+    reference = normalize(original)
+    return compare(reference, migrated_cs, name=name, httpd=httpd, **kw)
