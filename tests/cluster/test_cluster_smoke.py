@@ -142,7 +142,7 @@ def test_crd_structural_schema_rejects_invalid_object(cluster):
     assert ok.returncode == 0, ok.stderr
     res = cluster.kubectl("apply", "-n", ns, "-f", "-", input=bad, check=False)
     assert res.returncode != 0
-    assert 'Widget.smoke.httpd24.test "bad" is invalid' in res.stderr
+    assert 'The Widget "bad" is invalid' in res.stderr
     assert "spec.size: Invalid value: 0: spec.size in body should be greater than or equal to 1" in res.stderr
     assert 'spec.color: Unsupported value: "green"' in res.stderr
     names = [w["metadata"]["name"] for w in _json(cluster, "get", "widgets", "-n", ns)["items"]]
