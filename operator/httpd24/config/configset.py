@@ -257,7 +257,8 @@ class _Walker:
         self.view = view
         self.target = view.target
         self.loaded = loaded
-        self.defined: set[str] = set()
+        self.defined: set[str] = set(self.target.defines or ())
+        self.undefined: set[str] = set()
 
     def walk_document(
         self,
@@ -303,7 +304,7 @@ class _Walker:
                 if key == "ifmodule" and args:
                     inner = min(live, target.if_module(args[0], self.loaded))
                 elif key == "ifdefine" and args:
-                    inner = min(live, target.if_define(args[0], self.defined))
+                    inner = min(live, target.if_define(args[0], self.defined, self.undefined))
                 elif key == "ifversion":
                     inner = min(live, target.if_version(args))
                 self._walk(node.children, doc, inner, context + (node,), via, stack, reached)
@@ -314,9 +315,11 @@ class _Walker:
                 continue
             if key == "define" and args:
                 self.defined.add(args[0])
+                self.undefined.discard(args[0])
                 view.defines[args[0]] = args[1] if len(args) > 1 else ""
             elif key == "undefine" and args:
                 self.defined.discard(args[0])
+                self.undefined.add(args[0])
                 view.defines.pop(args[0], None)
             elif key == "loadmodule" and args:
                 self.loaded.add(args[0])

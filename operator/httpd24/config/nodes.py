@@ -10,7 +10,7 @@ and nothing else.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterator, Union
+from typing import Iterator, NamedTuple, Union
 
 #: Text is decoded with this codec so that bytes that are not UTF-8 (latin-1
 #: configs exist) survive the round trip unchanged.
@@ -18,9 +18,12 @@ ENCODING = "utf-8"
 ERRORS = "surrogateescape"
 
 
-@dataclass(frozen=True)
-class Location:
-    """Where a node stands in its file: 1-based lines and columns (characters)."""
+class Location(NamedTuple):
+    """Where a node stands in its file: 1-based lines and columns (characters).
+
+    A named tuple rather than a dataclass: one is made per line, and this is the
+    parser's hot path.
+    """
 
     file: str
     line: int

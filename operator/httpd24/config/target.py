@@ -117,12 +117,13 @@ class Target:
             answer = Liveness.UNKNOWN
         return answer.negate() if negated else answer
 
-    def if_define(self, argument: str, defined: set[str]) -> Liveness:
+    def if_define(self, argument: str, defined: set[str], undefined: set[str] = frozenset()) -> Liveness:
+        """``defined``: names set by -D (the target's) or Define so far; ``undefined``: names UnDefine'd."""
         negated = argument.startswith("!")
         name = argument[1:] if negated else argument
-        if name in defined or (self.defines is not None and name in self.defines):
+        if name in defined:
             answer = Liveness.LIVE
-        elif self.defines is not None:
+        elif self.defines is not None or name in undefined:
             answer = Liveness.DEAD
         else:
             answer = Liveness.UNKNOWN
