@@ -81,6 +81,8 @@ __all__ = [
     "compare",
     "compare_many",
     "prepare",
+    "random_config",
+    "run",
     "verify",
 ]
 
@@ -353,16 +355,22 @@ class _Extractor:
         nodes = _inline(cs)
         main = [n for n in nodes if not (isinstance(n[0], Section) and n[0].key == "virtualhost")]
         vhosts = [n for n in nodes if isinstance(n[0], Section) and n[0].key == "virtualhost"]
-        out = [("main", self.unit(main))]
+        names = [cs.entry] if cs.entry is not None else list(cs.documents)
+        htaccess = bool(names) and all(n.rsplit("/", 1)[-1].endswith("htaccess") for n in names)
+        out = [("main", self.unit(main, htaccess=htaccess))]
         for i, (node, children) in enumerate(vhosts, 1):
             label = f"vhost{i} <VirtualHost {' '.join(node.args)}> ({node.location.file}:{node.location.line})"
             out.append((label, self.unit(main + children)))
         return out
 
-    def unit(self, nodes) -> _Unit:
+    def unit(self, nodes, *, htaccess: bool = False) -> _Unit:
+        """The kept text; an .htaccess file is run as a ``<Directory>`` of the DocumentRoot."""
         unit = _Unit(text="")
         lines: list[str] = []
-        self._emit(nodes, lines, 0, unit, in_location=None)
+        self._emit(nodes, lines, 1 if htaccess else 0, unit, in_location=None)
+        if htaccess:
+            unit.dirs.add(unit.docroot)
+            lines = [f"<Directory {_quote(self.fs(unit.docroot))}>", *lines, "</Directory>"]
         unit.text = "\n".join(lines) + "\n"
         return unit
 
@@ -769,6 +777,7 @@ def compare_many(
     budget: float = 300,
     sources: Sequence[str] = SOURCES,
     isolate_failures: bool = True,
+    candidate_compat: bool = False,
 ) -> list[VerifyReport]:
     """Run every pair in one server pair (one virtual host per unit); one report per case.
 
@@ -788,12 +797,13 @@ def compare_many(
                 prepared.append(_Prepared(c.name, ex.units(_as_configset(c.reference)), ex.units(_as_configset(c.candidate))))
             except (ParseError, ValueError) as e:
                 prepared.append(_Prepared(c.name, [], [], f"cannot read the configuration: {e}"))
-        reports = _run_prepared(prepared, ws, httpd, timeout=timeout, budget=budget, sources=sources)
+        reports = _run_prepared(prepared, ws, httpd, timeout=timeout, budget=budget, sources=sources, candidate_compat=candidate_compat)
         if isolate_failures and len(cases) > 1:
             # a server that did not start fails the whole batch: find the case(s) responsible
             for i, (p, r) in enumerate(zip(prepared, reports)):
                 if p.error is None and (r.reference_error or r.candidate_error):
-                    reports[i] = _run_prepared([p], ws, httpd, timeout=timeout, budget=budget, sources=sources)[0]
+                    reports[i] = _run_prepared([p], ws, httpd, timeout=timeout, budget=budget, sources=sources,
+                                               candidate_compat=candidate_compat)[0]
         for r in reports:
             r.seconds = time.monotonic() - t0
         return reports
@@ -808,7 +818,7 @@ _NO_HTTPD = (
 
 
 def _run_prepared(prepared: Sequence[_Prepared], ws: _Workspace, httpd: Httpd, *, timeout: float,
-                  budget: float, sources: Sequence[str]) -> list[VerifyReport]:
+                  budget: float, sources: Sequence[str], candidate_compat: bool = False) -> list[VerifyReport]:
     reports = [VerifyReport(name=p.name) for p in prepared]
     runnable = []
     for p, r in zip(prepared, reports):
@@ -880,7 +890,8 @@ def _run_prepared(prepared: Sequence[_Prepared], ws: _Workspace, httpd: Httpd, *
     ref_files = {"differential.conf": common + "\n" + "\n".join(ref_text)}
     cand_files = {"differential.conf": common + "\n" + "\n".join(cand_text)}
     ref = Instance(ref_files, "differential.conf", [*COMMON_MODULES, COMPAT_MODULE], httpd=httpd)
-    cand = Instance(cand_files, "differential.conf", list(COMMON_MODULES), httpd=httpd)
+    cand_modules = [*COMMON_MODULES, COMPAT_MODULE] if candidate_compat else list(COMMON_MODULES)
+    cand = Instance(cand_files, "differential.conf", cand_modules, httpd=httpd)
 
     def start(inst: Instance) -> str | None:
         try:
@@ -957,6 +968,17 @@ def compare(reference, candidate, *, name: str = "", httpd: Httpd | None = None,
     return compare_many([Case(name, reference, candidate)], httpd=httpd, **kw)[0]
 
 
+def run(cfg, *, compat: bool = True, httpd: Httpd | None = None, **kw) -> dict[Req, int]:
+    """The status of every request of the matrix on one configuration (with mod_access_compat by default).
+
+    Raises :class:`HttpdError` when the server does not start or httpd is missing.
+    """
+    rep = compare_many([Case("", cfg, cfg)], httpd=httpd, candidate_compat=compat, **kw)[0]
+    if rep.skipped or rep.reference_error or rep.candidate_error:
+        raise HttpdError(rep.format(configs=True))
+    return {q: a for q, (a, _b) in rep.statuses.items()}
+
+
 def verify(
     original_cs: ConfigSet | str | bytes | Mapping[str, bytes | str],
     migrated_cs: ConfigSet | str | bytes | Mapping[str, bytes | str],
@@ -982,3 +1004,124 @@ def verify(
         from ..access import normalize_22 as normalize  # noqa: PLC0415 (access is optional at import time)
     reference = normalize(original)
     return compare(reference, migrated_cs, name=name, httpd=httpd, **kw)
+
+
+# --- random 2.2 access-control configurations -----------------------------------------------------
+
+#: Allow/Deny ``from`` items: every form 2.2 accepts, chosen to split :data:`SOURCES` differently.
+ADDRESS_ITEMS = (
+    "all", "127.0.0.1", "127.0.0.2", "127.0.0.9", "127.1.2.3",
+    "127.0.0", "127.1", "127", "127.0.0.", "127.1.2",                 # partial addresses
+    "127.0.0.0/30", "127.0.0.8/29", "127.0.0.0/8", "127.1.0.0/16", "127.0.0.1/32",  # CIDR
+    "127.0.0.0/255.255.255.252", "127.1.0.0/255.255.0.0", "127.0.0.8/255.255.255.248",  # netmask
+    "10.0.0.0/8", "192.168.2", "::1", "2001:db8::/32",                # never a source here
+    "env=HTTPD24_A", "env=!HTTPD24_A", "env=HTTPD24_B", "env=!HTTPD24_B",
+    "nohost.invalid", ".example.invalid", "localhost",                # host names (DNS: double reverse)
+)
+_DOCROOT = "/srv/www"
+_GEN_DIRS = ("/", _DOCROOT, _DOCROOT + "/a", _DOCROOT + "/a/b", _DOCROOT + "/c")
+_GEN_LOCATIONS = ("/", "/a", "/a/b", "/c", "/d")
+_GEN_REQUIRES = ("valid-user", "user alice", "user bob carol", "group staff", "group admins", "user carol", "valid-user")
+
+
+def random_config(rng, *, max_sections: int = 4) -> str:
+    """One random nested 2.2 access-control configuration (text), drawn from ``rng`` (random.Random).
+
+    Directory/Location/Files/FilesMatch/DirectoryMatch/LocationMatch sections,
+    Files nested in Directory, Limit/LimitExcept, Order (all three), Allow/Deny
+    with every ``from`` form of :data:`ADDRESS_ITEMS`, Satisfy All/Any, AuthType
+    Basic with AuthUserFile/AuthGroupFile, Require valid-user/user/group.
+    """
+    out = [f"DocumentRoot {_DOCROOT}"]
+    pool = [("Directory", d) for d in _GEN_DIRS] + [("Location", loc) for loc in _GEN_LOCATIONS] + [
+        ("Files", "secret.txt"), ("FilesMatch", r"\.log$"), ("DirectoryMatch", f"^{_DOCROOT}/a/"),
+        ("LocationMatch", "^/c/"),
+    ]
+    n = rng.randint(1, max_sections)
+    chosen = rng.sample(pool, n)
+    order = {"Directory": 0, "DirectoryMatch": 1, "Files": 2, "FilesMatch": 2, "Location": 3, "LocationMatch": 3}
+    if rng.random() < 0.5:
+        chosen.sort(key=lambda s: order[s[0]])  # usual reading order; otherwise any order
+    auth_outer = rng.random() < 0.3
+    for i, (kind, arg) in enumerate(chosen):
+        q = f'"{arg}"' if kind.endswith("Match") else arg
+        out.append(f"<{kind} {q}>")
+        body = _random_body(rng, auth=(auth_outer and i == 0), indent="    ")
+        out += body
+        if kind == "Directory" and rng.random() < 0.25:
+            fk, fa = rng.choice([("Files", "secret.txt"), ("FilesMatch", r"\.log$"), ("Files", "f.html")])
+            fq = f'"{fa}"' if fk.endswith("Match") else fa
+            out.append(f"    <{fk} {fq}>")
+            out += _random_body(rng, auth=False, indent="        ")
+            out.append(f"    </{fk}>")
+        out.append(f"</{kind}>")
+    return "\n".join(out) + "\n"
+
+
+def _allow_line(rng, verb: str) -> str:
+    k = rng.choice((1, 1, 1, 2, 3))
+    items = []
+    for _ in range(k):
+        item = rng.choice(ADDRESS_ITEMS)
+        if item in ("nohost.invalid", ".example.invalid", "localhost") and rng.random() < 0.7:
+            item = rng.choice(ADDRESS_ITEMS[:10])
+        items.append(item)
+    return f"{verb} from {' '.join(dict.fromkeys(items))}"
+
+
+def _host_block(rng, indent: str) -> list[str]:
+    lines = []
+    if rng.random() < 0.8:
+        lines.append(indent + "Order " + rng.choice(("deny,allow", "allow,deny", "Deny,Allow", "Allow,Deny", "mutual-failure")))
+    for _ in range(rng.choice((0, 1, 1, 2))):
+        lines.append(indent + _allow_line(rng, "Allow"))
+    for _ in range(rng.choice((0, 1, 1, 2))):
+        lines.append(indent + _allow_line(rng, "Deny"))
+    return lines
+
+
+def _auth_block(rng, indent: str, require: bool = True) -> list[str]:
+    lines = [indent + "AuthType Basic", indent + 'AuthName "restricted"', indent + "AuthUserFile /etc/httpd/users"]
+    req = rng.choice(_GEN_REQUIRES)
+    if "group" in req or rng.random() < 0.3:
+        lines.append(indent + "AuthGroupFile /etc/httpd/groups")
+    if require:
+        lines.append(indent + "Require " + req)
+    return lines
+
+
+def _random_body(rng, *, auth: bool, indent: str) -> list[str]:
+    lines: list[str] = []
+    if rng.random() < 0.6:
+        lines += _host_block(rng, indent)
+    if rng.random() < 0.35:
+        lines.append(indent + "Satisfy " + rng.choice(("Any", "All", "any")))
+    r = rng.random()
+    if auth or r < 0.35:
+        lines += _auth_block(rng, indent)
+    elif r < 0.45:
+        # Require only: AuthType comes from an enclosing section (or is missing)
+        req = rng.choice(_GEN_REQUIRES)
+        if "group" in req:
+            lines.append(indent + "AuthGroupFile /etc/httpd/groups")
+        lines.append(indent + "Require " + req)
+    elif r < 0.5:
+        lines += _auth_block(rng, indent, require=False)
+    if rng.random() < 0.15:
+        kind = rng.choice(("Limit", "LimitExcept"))
+        methods = rng.choice(("POST", "POST PUT", "GET", "DELETE", "GET POST"))
+        lines.append(f"{indent}<{kind} {methods}>")
+        inner = indent + "    "
+        body: list[str] = []
+        if rng.random() < 0.6:
+            body += _host_block(rng, inner)
+        if rng.random() < 0.5:
+            body.append(inner + "Require " + rng.choice(("valid-user", "user alice", "group admins")))
+            if "AuthType Basic" not in "\n".join(lines):
+                body[:0] = [x.replace(indent, inner, 1) for x in _auth_block(rng, indent, require=False)]
+        if rng.random() < 0.2:
+            body.append(inner + "Satisfy " + rng.choice(("Any", "All")))
+        lines += body or [inner + "Order deny,allow", inner + "Deny from all"]
+        lines.append(f"{indent}</{kind}>")
+    rng.shuffle(lines) if rng.random() < 0.2 and not any("<" in x for x in lines) else None
+    return lines
