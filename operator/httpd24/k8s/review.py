@@ -1,0 +1,760 @@
+"""Admission decisions for httpd ConfigMaps: pure, no kopf, no I/O.
+
+A ConfigMap body (plus the effective :class:`Mode`) goes in, a :class:`Decision`
+comes out: allowed or not, the denial text as kubectl prints it, admission
+warnings, the changes to write (migrated files, annotations) and the JSON patch
+for them. :mod:`httpd24.k8s.admission` only adapts kopf's kwargs to this.
+
+How a ConfigMap is read (documented for users in docs/admission.md):
+
+* every key of ``data`` (text) and ``binaryData`` (bytes, base64) is a file in
+  one directory, ``httpd24.io/config-dir`` (default ``conf``, relative to the
+  server root ``httpd24.io/server-root``, default ``/usr/local/apache2``), which
+  is how the official ``httpd`` image lays out ``conf/httpd.conf``;
+* the entry file is ``httpd.conf`` unless ``httpd24.io/entry`` names another key;
+  ``Include conf/extra.conf`` or ``Include /usr/local/apache2/conf/*.conf`` reach
+  other keys; when the entry key exists, only the keys it reaches are
+  configuration (others, such as html pages or mime types, are left alone);
+  without it every text key is linted on its own;
+* binaryData values with NUL bytes are not configuration and are skipped.
+
+Two stages, one per webhook:
+
+* ``mutate``: in ``migrate`` mode rewrites the files to their 2.4 form and
+  keeps the original as a gzip'ed tar in the ``httpd24.io/original``
+  annotation; denies what cannot be migrated safely. In every mode it records
+  the review (mode, finding counts) in annotations the operator reads.
+* ``validate``: ``enforce`` (and ``migrate`` as a backstop) deny live errors;
+  warnings go back as admission warnings; ``warn`` sends one warning per
+  finding; ``audit`` is silent.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import gzip
+import hashlib
+import io
+import json
+import posixpath
+import tarfile
+import threading
+from collections import Counter, OrderedDict
+from dataclasses import dataclass, field, replace
+from enum import IntEnum
+from typing import Any, Iterable, Literal, Mapping
+
+from .. import api
+from ..config import ConfigSet, ParseError
+from ..engine import Applicability, Finding, Migration, Severity
+
+# -- names -------------------------------------------------------------------------------------
+GROUP = "httpd24.io"
+LABEL_CONFIG = "httpd24.io/config"
+LABEL_MODE = "httpd24.io/mode"  # on namespaces
+ANN_MODE = "httpd24.io/mode"  # on the ConfigMap: may only make the mode stricter
+ANN_ENTRY = "httpd24.io/entry"
+ANN_SERVER_ROOT = "httpd24.io/server-root"
+ANN_CONFIG_DIR = "httpd24.io/config-dir"
+ANN_DEFAULTS = "httpd24.io/defaults"
+# Written by the webhook:
+ANN_REVIEWED_MODE = "httpd24.io/reviewed-mode"
+ANN_FINDINGS = "httpd24.io/findings"  # count of findings on the stored text ("-1": does not parse)
+ANN_FINDINGS_BY_CODE = "httpd24.io/findings-by-code"  # "HT101=2,HT501=1"
+ANN_ERRORS = "httpd24.io/errors"  # count of error findings on the stored text
+ANN_MIGRATED = "httpd24.io/migrated"  # rule codes and counts rewritten by the migrate mode
+ANN_ORIGINAL = "httpd24.io/original"  # base64(tar.gz of the original files that changed)
+WRITTEN_ANNOTATIONS = (
+    ANN_REVIEWED_MODE, ANN_FINDINGS, ANN_FINDINGS_BY_CODE, ANN_ERRORS, ANN_MIGRATED, ANN_ORIGINAL,
+)
+
+DEFAULT_SERVER_ROOT = "/usr/local/apache2"
+DEFAULT_CONFIG_DIR = "conf"
+DEFAULT_ENTRY = "httpd.conf"
+
+#: Lines in a denial message before "... and N more".
+MAX_DENIAL_LINES = 20
+#: Admission warnings per response (kube-apiserver drops warnings beyond 4096 characters in total).
+MAX_WARNINGS = 25
+WARNING_WIDTH = 120
+#: metadata.annotations may hold at most 256 KiB in total (apimachinery ValidateAnnotationsSize).
+ANNOTATIONS_LIMIT = 256 * 1024
+
+
+
+class Mode(IntEnum):
+    """Admission modes, ordered by strictness: ``audit < warn < migrate < enforce``."""
+
+    AUDIT = 0
+    WARN = 1
+    MIGRATE = 2
+    ENFORCE = 3
+
+    def __str__(self) -> str:
+        return self.name.lower()
+
+    @classmethod
+    def parse(cls, value: object) -> "Mode | None":
+        if not isinstance(value, str):
+            return None
+        try:
+            return cls[value.strip().upper()]
+        except KeyError:
+            return None
+
+
+#: The mode when neither a namespace label nor an HttpdPolicy says anything.
+DEFAULT_MODE = Mode.WARN
+
+Stage = Literal["mutate", "validate"]
+DefaultsPolicy = Literal["keep-2.2", "adopt-2.4"] | None
+
+
+# -- reading a ConfigMap --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Problem:
+    """Input httpd cannot read (a parse error, a value that is not text): not a rule finding."""
+
+    key: str
+    line: int
+    column: int
+    reason: str
+
+    def __str__(self) -> str:
+        if self.line:
+            return f"{self.key}:{self.line}:{self.column}: {self.reason}"
+        return f"{self.key}: {self.reason}"
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where the ConfigMap's keys live for httpd: names in the ConfigSet are ``prefix + key``."""
+
+    entry: str = DEFAULT_ENTRY
+    server_root: str = DEFAULT_SERVER_ROOT
+    config_dir: str = DEFAULT_CONFIG_DIR
+    defaults: DefaultsPolicy = None
+
+    @property
+    def prefix(self) -> str:
+        root = self.server_root.rstrip("/") or "/"
+        directory = self.config_dir.strip()
+        if directory.startswith("/"):
+            if directory.rstrip("/") == root:
+                return ""
+            if directory.startswith(root.rstrip("/") + "/"):
+                directory = directory[len(root.rstrip("/")) + 1 :]
+            else:
+                # Outside the server root: absolute names, as httpd would open them.
+                return directory.rstrip("/") + "/"
+        directory = posixpath.normpath(directory) if directory else "."
+        return "" if directory in (".", "") else directory.rstrip("/") + "/"
+
+    def name(self, key: str) -> str:
+        return self.prefix + key
+
+    def key(self, name: str) -> str:
+        prefix = self.prefix
+        return name[len(prefix) :] if prefix and name.startswith(prefix) else name
+
+
+def layout_of(body: Mapping[str, Any], notes: list[str] | None = None) -> Layout:
+    annotations = _annotations(body)
+    defaults = annotations.get(ANN_DEFAULTS)
+    if defaults not in (None, "keep-2.2", "adopt-2.4"):
+        if notes is not None:
+            notes.append(f"annotation {ANN_DEFAULTS}={defaults!r} is not keep-2.2 or adopt-2.4; ignored")
+        defaults = None
+    return Layout(
+        entry=_text(annotations.get(ANN_ENTRY)) or DEFAULT_ENTRY,
+        server_root=_text(annotations.get(ANN_SERVER_ROOT)) or DEFAULT_SERVER_ROOT,
+        config_dir=_text(annotations.get(ANN_CONFIG_DIR), DEFAULT_CONFIG_DIR),
+        defaults=defaults,
+    )
+
+
+def _text(value: object, default: str = "") -> str:
+    return value if isinstance(value, str) else default
+
+
+def _annotations(body: Mapping[str, Any]) -> dict[str, Any]:
+    meta = body.get("metadata") if isinstance(body, Mapping) else None
+    annotations = meta.get("annotations") if isinstance(meta, Mapping) else None
+    return dict(annotations) if isinstance(annotations, Mapping) else {}
+
+
+def extract_files(body: Mapping[str, Any]) -> tuple[dict[str, bytes], dict[str, str], list[Problem], list[str]]:
+    """The files of a ConfigMap: (files, origin key -> "data"|"binaryData", problems, skipped keys)."""
+    files: dict[str, bytes] = {}
+    origin: dict[str, str] = {}
+    problems: list[Problem] = []
+    skipped: list[str] = []
+    data = body.get("data")
+    if data is not None and not isinstance(data, Mapping):
+        problems.append(Problem("data", 0, 0, "data is not a map of keys to strings"))
+        data = None
+    for key, value in (data or {}).items():
+        if not isinstance(value, str):
+            problems.append(Problem(str(key), 0, 0, f"value is a {type(value).__name__}, not a string"))
+            continue
+        try:
+            files[key] = value.encode("utf-8")
+        except UnicodeEncodeError as error:
+            line = value.count("\n", 0, error.start) + 1
+            column = error.start - (value.rfind("\n", 0, error.start) + 1) + 1
+            problems.append(Problem(key, line, column, "value is not valid UTF-8 text"))
+            continue
+        origin[key] = "data"
+    binary = body.get("binaryData")
+    if binary is not None and not isinstance(binary, Mapping):
+        problems.append(Problem("binaryData", 0, 0, "binaryData is not a map of keys to base64 strings"))
+        binary = None
+    for key, value in (binary or {}).items():
+        try:
+            raw = base64.b64decode(value if isinstance(value, (str, bytes)) else b"!", validate=True)
+        except (binascii.Error, ValueError):
+            problems.append(Problem(str(key), 0, 0, "binaryData value is not valid base64"))
+            continue
+        if b"\0" in raw:
+            skipped.append(key)  # a binary file (a DER certificate, an image): not configuration
+            continue
+        files[key] = raw
+        origin[key] = "binaryData"
+    return files, origin, problems, skipped
+
+
+def _reachable(configset: ConfigSet, entry_name: str, broken: Iterable[str]) -> set[str]:
+    """Names the entry reaches through Include lines (statically, every branch), broken files too."""
+    reached = {entry_name}
+    todo = [entry_name]
+    known = set(configset.documents) | set(broken)
+    probe = ConfigSet(
+        {name: configset.documents.get(name) for name in known},  # type: ignore[misc]
+        entry=None,
+        server_root=configset.server_root,
+    )
+    while todo:
+        doc = configset.documents.get(todo.pop())
+        if doc is None:
+            continue
+        for node in doc.directives():
+            if node.key not in ("include", "includeoptional") or not node.args:
+                continue
+            names, _external = probe.resolve_include(node.args[0])
+            for name in names:
+                if name not in reached:
+                    reached.add(name)
+                    todo.append(name)
+    return reached
+
+
+# -- analysis (cached: the validating webhook usually sees what the mutating one produced) ----------
+@dataclass
+class Analysis:
+    layout: Layout
+    files: dict[str, bytes]  # by key
+    origin: dict[str, str]
+    problems: list[Problem]
+    findings: list[Finding]  # on the files as given (Finding.file is a key)
+    skipped: list[str] = field(default_factory=list)
+    migration: Migration | None = None
+    #: migrated files by key (only those that changed)
+    migrated: dict[str, bytes] = field(default_factory=dict)
+    applied: list[Finding] = field(default_factory=list)
+    remaining: list[Finding] = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity is Severity.ERROR]
+
+
+class _Cache:
+    def __init__(self, size: int = 256) -> None:
+        self.size = size
+        self._items: OrderedDict[str, Analysis] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: str) -> Analysis | None:
+        with self._lock:
+            item = self._items.get(key)
+            if item is not None:
+                self._items.move_to_end(key)
+            return item
+
+    def put(self, key: str, value: Analysis) -> None:
+        with self._lock:
+            self._items[key] = value
+            self._items.move_to_end(key)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+
+CACHE = _Cache()
+
+
+def _cache_key(files: Mapping[str, bytes], layout: Layout, migrate: bool) -> str:
+    digest = hashlib.sha256()
+    digest.update(repr((layout, migrate)).encode())
+    for key in sorted(files):
+        digest.update(b"\0" + key.encode("utf-8", "surrogateescape") + b"\0")
+        digest.update(hashlib.sha256(files[key]).digest())
+    return digest.hexdigest()
+
+
+def _renamed(finding: Finding, layout: Layout) -> Finding:
+    key = layout.key(finding.file)
+    if key == finding.file:
+        return finding
+    return Finding(
+        code=finding.code, rule=finding.rule, severity=finding.severity, message=finding.message, file=key,
+        line=finding.line, column=finding.column, replacement=finding.replacement, fix=finding.fix,
+    )
+
+
+def _problem(error: ParseError, layout: Layout) -> Problem:
+    return Problem(layout.key(error.file), error.line, error.column, error.reason)
+
+
+def analyze(
+    body: Mapping[str, Any], *, migrate: bool = False, notes: list[str] | None = None, defaults: DefaultsPolicy = None
+) -> Analysis:
+    """Lint (and in migrate mode, migrate) a ConfigMap body; never raises on bad input.
+
+    ``defaults`` (from an HttpdPolicy) wins over the ConfigMap's ``httpd24.io/defaults``.
+    """
+    layout = layout_of(body, notes)
+    if defaults is not None:
+        layout = replace(layout, defaults=defaults)
+    files, origin, problems, skipped = extract_files(body)
+    key = _cache_key(files, layout, migrate)
+    cached = CACHE.get(key)
+    if cached is not None and not problems:
+        return cached
+    analysis = _analyze(files, origin, problems, skipped, layout, migrate)
+    if not problems:
+        CACHE.put(key, analysis)
+        if migrate and analysis.migration is not None and not analysis.problems:
+            # The validating webhook will see the migrated files: its lint is `remaining`.
+            after = dict(files)
+            after.update(analysis.migrated)
+            CACHE.put(
+                _cache_key(after, layout, False),
+                Analysis(layout, after, origin, [], analysis.remaining, skipped),
+            )
+    return analysis
+
+
+def _analyze(files, origin, problems, skipped, layout: Layout, migrate: bool) -> Analysis:
+    named = {layout.name(k): v for k, v in files.items()}
+    entry_name = layout.name(layout.entry)
+    configset = api.load_mapping(named, entry=entry_name, server_root=layout.server_root)
+    if entry_name in named:
+        broken = {e.file for e in configset.errors}
+        reached = _reachable(configset, entry_name, broken)
+        if len(reached) < len(named):
+            named = {n: v for n, v in named.items() if n in reached}
+            configset = api.load_mapping(named, entry=entry_name, server_root=layout.server_root)
+    else:
+        configset = api.load_mapping(named, entry=None, server_root=layout.server_root)
+    problems = list(problems) + [_problem(e, layout) for e in configset.errors]
+    analysis = Analysis(layout, files, origin, problems, [], skipped)
+    if problems:
+        return analysis
+    try:
+        findings = api.lint(configset, defaults=layout.defaults)
+    except ParseError as error:  # an Include cycle
+        analysis.problems.append(_problem(error, layout))
+        return analysis
+    analysis.findings = [_renamed(f, layout) for f in findings]
+    if migrate:
+        fresh = api.load_mapping(named, entry=configset.entry, server_root=layout.server_root)
+        migration = api.migrate(fresh, defaults=layout.defaults, applicability=Applicability.PRESERVE)
+        analysis.migration = migration
+        analysis.applied = [_renamed(f, layout) for f in migration.applied]
+        analysis.remaining = [_renamed(f, layout) for f in migration.remaining]
+        analysis.migrated = {layout.key(n): migration.files[n] for n in sorted(migration.changed)}
+        for failure in migration.failures:
+            analysis.problems.append(Problem(layout.entry, 0, 0, f"migration stopped: {failure}"))
+    return analysis
+
+
+# -- text -----------------------------------------------------------------------------------------
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def finding_line(finding: Finding) -> str:
+    """``key:line: CODE message -> replacement`` (the replacement part only when there is one)."""
+    text = f"{finding.file}:{finding.line}: {finding.code} {_one_line(finding.message)}"
+    if finding.replacement:
+        text += f" -> {_one_line(finding.replacement)}"
+    return text
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" + ("" if count == 1 else "s")
+
+
+def denial_text(
+    mode: Mode, lines: list[str], *, what: str = "must be fixed for httpd 2.4", limit: int = MAX_DENIAL_LINES
+) -> str:
+    """First line: how many problems and the mode; then one line each, capped."""
+    head = f"{_plural(len(lines), 'problem')} {what} (httpd24 mode: {mode}):"
+    shown = lines[:limit]
+    out = [head, *shown]
+    if len(lines) > len(shown):
+        out.append(f"... and {len(lines) - len(shown)} more (httpd24 lint shows all)")
+    return "\n".join(out)
+
+
+def clip(text: str, width: int = WARNING_WIDTH) -> str:
+    """One printable ASCII line of at most ``width`` characters (kubectl prints warnings raw)."""
+    text = _one_line(text)
+    text = "".join(ch if 32 <= ord(ch) < 127 else "?" for ch in text)
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def finding_warning(finding: Finding, width: int = WARNING_WIDTH) -> str:
+    """:func:`finding_line` in at most ``width`` characters: the message is shortened first."""
+    full = clip(finding_line(finding), 10 * width)
+    if len(full) <= width:
+        return full
+    head = clip(f"{finding.file}:{finding.line}: {finding.code}", width // 2) + " "
+    tail = " -> " + clip(finding.replacement, width // 3) if finding.replacement else ""
+    room = width - len(head) - len(tail)
+    return head + clip(finding.message, max(room, 4)) + tail
+
+
+def finding_warnings(findings: list[Finding], mode: Mode, *, limit: int = MAX_WARNINGS) -> list[str]:
+    """One warning per finding, each at most 120 characters, with a summary first when there are many."""
+    if not findings:
+        return []
+    lines = [finding_warning(f) for f in findings]
+    if len(lines) <= limit:
+        return lines
+    errors = sum(1 for f in findings if f.severity is Severity.ERROR)
+    summary = clip(
+        f"httpd24 (mode {mode}): {_plural(len(findings), 'finding')} ({_plural(errors, 'error')}); "
+        f"first {limit - 1} shown, httpd24 lint shows all"
+    )
+    rest = len(lines) - (limit - 1)
+    return [summary, *lines[: limit - 1]] + ([clip(f"... and {rest} more (httpd24 lint shows all)")] if rest else [])
+
+
+def counts(findings: Iterable[Finding]) -> str:
+    """``HT101=2,HT501=1``: codes and counts, sorted by code."""
+    tally = Counter(f.code for f in findings)
+    return ",".join(f"{code}={n}" for code, n in sorted(tally.items()))
+
+
+# -- original text -----------------------------------------------------------------------------------
+def encode_original(files: Mapping[str, bytes]) -> str:
+    """base64 of a gzip'ed tar holding the files (deterministic: same input, same text)."""
+    buffer = io.BytesIO()
+    with gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0, compresslevel=9) as gz:
+        with tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar:
+            for key in sorted(files):
+                info = tarfile.TarInfo(key)
+                info.size = len(files[key])
+                info.mode = 0o644
+                info.mtime = 0
+                tar.addfile(info, io.BytesIO(files[key]))
+    return base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def decode_original(text: str) -> dict[str, bytes]:
+    """The files kept by :func:`encode_original`; raises ValueError with a reason on bad input."""
+    try:
+        raw = base64.b64decode(text, validate=True)
+        out: dict[str, bytes] = {}
+        with tarfile.open(fileobj=io.BytesIO(raw), mode="r:gz") as tar:
+            for member in tar.getmembers():
+                handle = tar.extractfile(member)
+                if handle is not None:
+                    out[member.name] = handle.read()
+        return out
+    except (binascii.Error, tarfile.TarError, OSError, EOFError) as error:
+        raise ValueError(f"{ANN_ORIGINAL} is not a base64 tar.gz: {error}") from None
+
+
+# -- decisions ------------------------------------------------------------------------------------------
+@dataclass
+class Decision:
+    allowed: bool
+    mode: Mode
+    stage: Stage
+    message: str = ""
+    warnings: list[str] = field(default_factory=list)
+    #: Changes to write: data / binaryData keys -> new value; annotations -> value (None removes).
+    data: dict[str, str] = field(default_factory=dict)
+    binary_data: dict[str, str] = field(default_factory=dict)
+    annotations: dict[str, str | None] = field(default_factory=dict)
+    #: Findings on the text that will be stored (for metrics and annotations).
+    findings: list[Finding] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    applied: list[Finding] = field(default_factory=list)
+    #: "allowed", "denied", "migrated", "skipped"
+    result: str = "allowed"
+
+    def json_patch(self, body: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """RFC 6902 operations that apply :attr:`data`, :attr:`binary_data` and :attr:`annotations`."""
+        ops: list[dict[str, Any]] = []
+        for section, changes in (("data", self.data), ("binaryData", self.binary_data)):
+            if not changes:
+                continue
+            current = body.get(section)
+            if not isinstance(current, Mapping):
+                ops.append({"op": "add", "path": f"/{section}", "value": dict(changes)})
+                continue
+            for key, value in changes.items():
+                op = "replace" if key in current else "add"
+                ops.append({"op": op, "path": f"/{section}/{_pointer(key)}", "value": value})
+        if self.annotations:
+            meta = body.get("metadata") if isinstance(body.get("metadata"), Mapping) else {}
+            current = meta.get("annotations")
+            if not isinstance(current, Mapping):
+                value = {k: v for k, v in self.annotations.items() if v is not None}
+                if value:
+                    if "metadata" not in body:
+                        ops.append({"op": "add", "path": "/metadata", "value": {}})
+                    ops.append({"op": "add", "path": "/metadata/annotations", "value": value})
+            else:
+                for key, value in self.annotations.items():
+                    path = f"/metadata/annotations/{_pointer(key)}"
+                    if value is None:
+                        if key in current:
+                            ops.append({"op": "remove", "path": path})
+                    elif current.get(key) != value:
+                        ops.append({"op": "replace" if key in current else "add", "path": path, "value": value})
+        return ops
+
+
+def _pointer(key: str) -> str:
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+def _record(decision: Decision, analysis_findings: list[Finding], problems: list[Problem], mode: Mode) -> None:
+    decision.annotations[ANN_REVIEWED_MODE] = str(mode)
+    if problems:
+        decision.annotations[ANN_FINDINGS] = "-1"
+        decision.annotations[ANN_ERRORS] = str(len(problems))
+        decision.annotations[ANN_FINDINGS_BY_CODE] = "parse-error=" + str(len(problems))
+        return
+    decision.annotations[ANN_FINDINGS] = str(len(analysis_findings))
+    decision.annotations[ANN_ERRORS] = str(sum(1 for f in analysis_findings if f.severity is Severity.ERROR))
+    decision.annotations[ANN_FINDINGS_BY_CODE] = counts(analysis_findings)
+
+
+def _problem_denial(mode: Mode, problems: list[Problem]) -> str:
+    return denial_text(mode, [str(p) for p in problems], what="in a config httpd cannot read")
+
+
+def review(
+    body: Mapping[str, Any],
+    *,
+    mode: Mode,
+    stage: Stage,
+    notes: Iterable[str] = (),
+    defaults: DefaultsPolicy = None,
+    name: str | None = None,
+    namespace: str | None = None,
+) -> Decision:
+    """The decision for one admission request on a ConfigMap body.
+
+    ``notes`` are warnings from resolving the mode (an annotation asking for a
+    weaker mode, a bad label); they go back as admission warnings by the
+    validating stage.
+    """
+    notes = list(notes)
+    migrating = mode is Mode.MIGRATE and stage == "mutate"
+    analysis = analyze(body, migrate=migrating, notes=notes, defaults=defaults)
+    decision = Decision(allowed=True, mode=mode, stage=stage)
+    decision.problems = list(analysis.problems)
+    if stage == "mutate":
+        return _mutate(decision, analysis, mode, body, name, namespace)
+    return _validate(decision, analysis, mode, notes)
+
+
+def _mutate(decision: Decision, analysis: Analysis, mode: Mode, body, name, namespace) -> Decision:
+    if analysis.problems:
+        if mode >= Mode.MIGRATE:
+            decision.allowed = False
+            decision.result = "denied"
+            decision.message = _problem_denial(mode, analysis.problems)
+            return decision
+        _record(decision, [], analysis.problems, mode)
+        return decision
+    if mode is not Mode.MIGRATE:
+        decision.findings = analysis.findings
+        _record(decision, analysis.findings, [], mode)
+        return decision
+    # migrate: deny what cannot be fixed safely, rewrite the rest.
+    remaining_errors = [f for f in analysis.remaining if f.severity is Severity.ERROR]
+    if remaining_errors:
+        codes = {f.code for f in remaining_errors}
+        # Report them where the user wrote them: the original text's findings of those codes that
+        # have no fix at the migrate applicability.
+        unfixable = [
+            f for f in analysis.errors
+            if f.code in codes and (f.fix is None or f.fix.applicability < Applicability.PRESERVE)
+        ]
+        lines = [finding_line(f) for f in (unfixable or remaining_errors)]
+        decision.allowed = False
+        decision.result = "denied"
+        decision.findings = analysis.findings
+        decision.message = denial_text(mode, lines, what="cannot be migrated safely")
+        return decision
+    decision.findings = analysis.remaining
+    decision.applied = analysis.applied
+    _record(decision, analysis.remaining, [], mode)
+    if not analysis.migrated:
+        return decision
+    changed = {key: analysis.files[key] for key in analysis.migrated}
+    original = encode_original(changed)
+    for key, data in analysis.migrated.items():
+        if analysis.origin.get(key) == "binaryData":
+            decision.binary_data[key] = base64.b64encode(data).decode("ascii")
+        else:
+            decision.data[key] = data.decode("utf-8", "surrogateescape")
+    decision.annotations[ANN_MIGRATED] = counts(analysis.applied)
+    decision.annotations[ANN_ORIGINAL] = original
+    size = _annotations_size(body, decision.annotations)
+    if size > ANNOTATIONS_LIMIT:
+        decision.allowed = False
+        decision.result = "denied"
+        decision.data.clear()
+        decision.binary_data.clear()
+        decision.message = denial_text(
+            mode,
+            [
+                f"{analysis.layout.entry}: the original text cannot be kept in the object: annotations would take "
+                f"{size} bytes (limit {ANNOTATIONS_LIMIT}); run `httpd24 migrate` and apply its output, "
+                "or split the ConfigMap"
+            ],
+            what="cannot be migrated safely",
+        )
+        return decision
+    decision.result = "migrated"
+    decision.warnings.append(
+        clip(f"httpd24 migrated {counts(analysis.applied)}; the original is kept in annotation {ANN_ORIGINAL}")
+    )
+    if name and namespace:
+        show = original_command(name, namespace)
+        if len(show) <= WARNING_WIDTH:
+            decision.warnings.append(show)
+    return decision
+
+
+def original_command(name: str, namespace: str) -> str:
+    """The shell one-liner that prints the original text of a migrated ConfigMap."""
+    return (
+        f"kubectl get cm {name} -n {namespace} -o jsonpath='{{.metadata.annotations.httpd24\\.io/original}}'"
+        "|base64 -d|tar xzO"
+    )
+
+
+def _annotations_size(body: Mapping[str, Any], changes: Mapping[str, str | None]) -> int:
+    merged = dict(_annotations(body))
+    for key, value in changes.items():
+        if value is None:
+            merged.pop(key, None)
+        else:
+            merged[key] = value
+    return sum(len(str(k)) + len(str(v)) for k, v in merged.items())
+
+
+def _validate(decision: Decision, analysis: Analysis, mode: Mode, notes: list[str]) -> Decision:
+    decision.warnings.extend(clip(n) for n in notes)
+    if analysis.problems:
+        if mode >= Mode.MIGRATE:
+            decision.allowed = False
+            decision.result = "denied"
+            decision.message = _problem_denial(mode, analysis.problems)
+        elif mode is Mode.WARN:
+            decision.warnings.extend(clip(f"httpd24 (mode warn): {p}") for p in analysis.problems[:MAX_WARNINGS])
+        return decision
+    findings = analysis.findings
+    decision.findings = findings
+    if mode is Mode.AUDIT:
+        return decision
+    if mode is Mode.WARN:
+        decision.warnings.extend(finding_warnings(findings, mode))
+        return decision
+    errors = [f for f in findings if f.severity is Severity.ERROR]
+    if errors:
+        decision.allowed = False
+        decision.result = "denied"
+        decision.message = denial_text(mode, [finding_line(f) for f in errors])
+        decision.warnings = [clip(n) for n in notes]
+        return decision
+    decision.warnings.extend(finding_warnings(findings, mode))
+    return decision
+
+
+# -- AdmissionReview envelopes ------------------------------------------------------------------------------
+def check_review(data: object) -> str | None:
+    """None for a well-formed AdmissionReview request, else the reason it is not (for a 400)."""
+    if not isinstance(data, Mapping):
+        return f"an AdmissionReview must be a JSON object, got {type(data).__name__}"
+    if data.get("kind") != "AdmissionReview":
+        return f"kind must be AdmissionReview, got {data.get('kind')!r}"
+    if data.get("apiVersion") not in ("admission.k8s.io/v1", "admission.k8s.io/v1beta1"):
+        return f"apiVersion must be admission.k8s.io/v1 or v1beta1, got {data.get('apiVersion')!r}"
+    request = data.get("request")
+    if not isinstance(request, Mapping):
+        return "AdmissionReview.request is missing or not an object"
+    if not isinstance(request.get("uid"), str) or not request.get("uid"):
+        return "AdmissionReview.request.uid is missing"
+    resource = request.get("resource")
+    if not isinstance(resource, Mapping) or not all(isinstance(resource.get(k), str) for k in ("group", "version", "resource")):
+        return "AdmissionReview.request.resource must have string group, version and resource"
+    if not isinstance(request.get("userInfo"), Mapping):
+        return "AdmissionReview.request.userInfo is missing"
+    new, old = request.get("object"), request.get("oldObject")
+    if new is None and old is None:
+        return "AdmissionReview.request has neither object nor oldObject"
+    for name, value in (("object", new), ("oldObject", old)):
+        if value is not None and not isinstance(value, Mapping):
+            return f"AdmissionReview.request.{name} must be an object"
+    return None
+
+
+def is_configmap_request(data: Mapping[str, Any]) -> bool:
+    resource = data["request"]["resource"]
+    return resource.get("group") == "" and resource.get("resource") == "configmaps"
+
+
+def other_kind_response(data: Mapping[str, Any]) -> dict[str, Any]:
+    """Allow a request for something that is not a ConfigMap, saying the webhook is misconfigured."""
+    request = data["request"]
+    resource = request["resource"]
+    what = "/".join(p for p in (resource.get("group"), resource.get("version"), resource.get("resource")) if p)
+    return {
+        "apiVersion": data.get("apiVersion", "admission.k8s.io/v1"),
+        "kind": "AdmissionReview",
+        "response": {
+            "uid": request["uid"],
+            "allowed": True,
+            "warnings": [clip(f"httpd24 reviews only core/v1 configmaps, not {what}; check the webhook rules")],
+        },
+    }
+
+
+def response(data: Mapping[str, Any], decision: Decision, body: Mapping[str, Any]) -> dict[str, Any]:
+    """A complete AdmissionReview response for a decision (used by tests and the bench's direct path)."""
+    out: dict[str, Any] = {"uid": data["request"]["uid"], "allowed": decision.allowed}
+    if decision.warnings:
+        out["warnings"] = list(decision.warnings)
+    if not decision.allowed:
+        out["status"] = {"code": 403, "message": decision.message, "reason": "Forbidden"}
+    elif decision.stage == "mutate":
+        ops = decision.json_patch(body)
+        if ops:
+            out["patchType"] = "JSONPatch"
+            out["patch"] = base64.b64encode(json.dumps(ops).encode()).decode("ascii")
+    return {"apiVersion": data.get("apiVersion", "admission.k8s.io/v1"), "kind": "AdmissionReview", "response": out}

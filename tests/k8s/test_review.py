@@ -1,0 +1,438 @@
+"""The pure admission core: ConfigMap body + mode -> decision (no kopf, no cluster)."""
+
+from __future__ import annotations
+
+import base64
+import json
+import time
+from pathlib import Path
+
+import jsonpatch
+import pytest
+
+from httpd24 import api
+from httpd24.engine import Severity
+from httpd24.k8s import review as r
+from httpd24.k8s.review import Mode
+
+CORPUS = Path("/work/shared/corpus/files")
+
+# Each line triggers one rule; severities and fixability come from the engine, not from here.
+SAMPLE = b"""ServerName www.example.com
+CookieLog logs/cookies
+KeepAlive 5
+MaxClients 10
+MaxRequestsPerThread 4
+"""
+UNFIXABLE_ERROR = "MaxRequestsPerThread 4\n"
+FIXABLE_ERROR = "KeepAlive 5\n"
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache():
+    r.CACHE.clear()
+    yield
+    r.CACHE.clear()
+
+
+def configmap(data=None, *, annotations=None, binary=None, name="web", namespace="team"):
+    body = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": name, "namespace": namespace, "labels": {r.LABEL_CONFIG: "true"}},
+    }
+    if annotations is not None:
+        body["metadata"]["annotations"] = annotations
+    if data is not None:
+        body["data"] = {k: v.decode() if isinstance(v, bytes) else v for k, v in data.items()}
+    if binary is not None:
+        body["binaryData"] = {k: base64.b64encode(v).decode() for k, v in binary.items()}
+    return body
+
+
+def engine_findings(files: dict[str, bytes], entry="httpd.conf"):
+    """What the engine itself says about the files, named by key (the ConfigMap's layout: conf/<key>)."""
+    named = {f"conf/{k}": v for k, v in files.items()}
+    cs = api.load_mapping(named, entry=f"conf/{entry}" if entry else None)
+    assert not cs.errors
+    return [(f.file.removeprefix("conf/"), f) for f in api.lint(cs)]
+
+
+def expected_line(key, f):
+    line = f"{key}:{f.line}: {f.code} {f.message}"
+    return line + (f" -> {f.replacement}" if f.replacement else "")
+
+
+# -- modes -------------------------------------------------------------------------------------------
+def test_modes_are_ordered_by_strictness():
+    assert Mode.AUDIT < Mode.WARN < Mode.MIGRATE < Mode.ENFORCE
+    assert Mode.parse(" Enforce ") is Mode.ENFORCE
+    assert Mode.parse("deny") is None and Mode.parse(3) is None
+    assert str(Mode.MIGRATE) == "migrate"
+
+
+def test_default_mode_is_warn():
+    assert r.DEFAULT_MODE is Mode.WARN
+
+
+# -- enforce -------------------------------------------------------------------------------------------
+def test_enforce_denies_live_errors_with_one_line_each_in_file_order():
+    body = configmap({"httpd.conf": SAMPLE})
+    decision = r.review(body, mode=Mode.ENFORCE, stage="validate")
+    found = engine_findings({"httpd.conf": SAMPLE})
+    errors = [expected_line(k, f) for k, f in found if f.severity is Severity.ERROR]
+    assert len(errors) >= 2
+    assert not decision.allowed
+    assert decision.message.splitlines() == [
+        f"{len(errors)} problems must be fixed for httpd 2.4 (httpd24 mode: enforce):",
+        *errors,
+    ]
+    # file order, and the codes this sample was written for
+    assert [line.split(":")[1] for line in errors] == sorted((line.split(":")[1] for line in errors), key=int)
+    assert any(line.startswith("httpd.conf:2: HT116 ") for line in errors)
+    assert any(line.startswith("httpd.conf:5: HT119 ") for line in errors)
+
+
+def test_enforce_allows_warnings_only_and_returns_them_as_warnings():
+    text = b"ServerName x\nMaxClients 10\n"
+    decision = r.review(configmap({"httpd.conf": text}), mode=Mode.ENFORCE, stage="validate")
+    assert decision.allowed
+    assert len(decision.warnings) == 1
+    assert decision.warnings[0].startswith("httpd.conf:2: HT101 ")
+    assert decision.warnings[0].endswith("-> MaxRequestWorkers 10")
+
+
+def test_dead_errors_do_not_deny():
+    text = b"<IfVersion < 2.4>\n  KeepAlive 5\n</IfVersion>\n"
+    decision = r.review(configmap({"httpd.conf": text}), mode=Mode.ENFORCE, stage="validate")
+    assert decision.allowed, decision.message
+
+
+def test_denial_is_capped_with_a_pointer_to_lint():
+    text = "".join("CookieLog logs/c%d\n" % i for i in range(33)).encode()
+    decision = r.review(configmap({"httpd.conf": text}), mode=Mode.ENFORCE, stage="validate")
+    lines = decision.message.splitlines()
+    assert lines[0] == "33 problems must be fixed for httpd 2.4 (httpd24 mode: enforce):"
+    assert len(lines) == 1 + r.MAX_DENIAL_LINES + 1
+    assert lines[1].startswith("httpd.conf:1: HT116 ")
+    assert lines[20].startswith("httpd.conf:20: HT116 ")
+    assert lines[-1] == "... and 13 more (httpd24 lint shows all)"
+
+
+@pytest.mark.parametrize(
+    "name", ["centos6-httpd.conf", "apache-2.2.15-httpd-mpm.conf.in", "debian6-squeeze-apache2.conf"]
+)
+def test_corpus_files_denial_and_warnings_match_the_engine(name):
+    data = (CORPUS / name).read_bytes()
+    body = configmap({"httpd.conf": data})
+    named = api.load_mapping({"conf/httpd.conf": data}, entry="conf/httpd.conf")
+    try:
+        found = [(f.file.removeprefix("conf/"), f) for f in api.lint(named)]
+    except api.ParseError as error:
+        decision = r.review(body, mode=Mode.ENFORCE, stage="validate")
+        assert not decision.allowed
+        assert decision.message.splitlines()[1] == str(error).removeprefix("conf/")
+        return
+    errors = [expected_line(k, f) for k, f in found if f.severity is Severity.ERROR]
+    decision = r.review(body, mode=Mode.ENFORCE, stage="validate")
+    if errors:
+        assert not decision.allowed
+        shown = errors[: r.MAX_DENIAL_LINES]
+        assert decision.message.splitlines()[1 : 1 + len(shown)] == shown
+    else:
+        assert decision.allowed
+    warned = r.review(body, mode=Mode.WARN, stage="validate")
+    assert warned.allowed
+    assert all(len(w) <= 120 for w in warned.warnings)
+    assert len(warned.warnings) == min(len(found), r.MAX_WARNINGS) or len(found) > r.MAX_WARNINGS
+
+
+# -- warn ---------------------------------------------------------------------------------------------------
+def test_warn_allows_with_one_warning_per_finding_each_at_most_120_chars():
+    decision = r.review(configmap({"httpd.conf": SAMPLE}), mode=Mode.WARN, stage="validate")
+    found = engine_findings({"httpd.conf": SAMPLE})
+    assert decision.allowed and decision.message == ""
+    assert len(decision.warnings) == len(found)
+    for warning, (key, f) in zip(decision.warnings, found):
+        assert len(warning) <= 120
+        assert warning.startswith(f"{key}:{f.line}: {f.code} ")
+        full = expected_line(key, f)
+        if len(full) <= 120:
+            assert warning == full
+        elif f.replacement and len(f.replacement) < 30:
+            assert warning.endswith(f" -> {f.replacement}")  # the message is shortened, not the fix
+
+
+def test_warn_with_many_findings_sends_a_summary_and_stays_under_the_apiserver_limit():
+    text = "".join(f"MaxClients {i}\n" for i in range(1, 3001)).encode()
+    decision = r.review(configmap({"httpd.conf": text}), mode=Mode.WARN, stage="validate")
+    assert decision.allowed
+    assert len(decision.warnings) <= r.MAX_WARNINGS + 1
+    assert decision.warnings[0].startswith("httpd24 (mode warn): 3000 findings (0 errors)")
+    assert decision.warnings[-1].startswith("... and ")
+    assert all(len(w) <= 120 for w in decision.warnings)
+    assert sum(len(w) for w in decision.warnings) < 4096
+
+
+# -- audit --------------------------------------------------------------------------------------------------
+def test_audit_allows_silently_and_records_counts_for_the_operator():
+    body = configmap({"httpd.conf": SAMPLE})
+    validate = r.review(body, mode=Mode.AUDIT, stage="validate")
+    assert validate.allowed and validate.warnings == [] and validate.message == ""
+    mutate = r.review(body, mode=Mode.AUDIT, stage="mutate")
+    found = engine_findings({"httpd.conf": SAMPLE})
+    assert mutate.allowed and mutate.data == {}
+    assert mutate.annotations[r.ANN_FINDINGS] == str(len(found))
+    assert mutate.annotations[r.ANN_ERRORS] == str(sum(f.severity is Severity.ERROR for _, f in found))
+    assert mutate.annotations[r.ANN_REVIEWED_MODE] == "audit"
+    codes = sorted({f.code for _, f in found})
+    assert mutate.annotations[r.ANN_FINDINGS_BY_CODE].split(",") == [
+        f"{c}={sum(f.code == c for _, f in found)}" for c in codes
+    ]
+    # The patch only touches annotations; the data is stored unchanged.
+    patched = jsonpatch.apply_patch(body, mutate.json_patch(body))
+    assert patched["data"] == body["data"]
+
+
+# -- migrate -------------------------------------------------------------------------------------------------
+def test_migrate_rewrites_data_and_keeps_the_original_byte_for_byte():
+    text = b"ServerName x\r\nKeepAlive 5\r\nMaxClients 10\r\n# caf\xc3\xa9\r\n"
+    body = configmap({"httpd.conf": text, "index.html": b"<html>not config</html>"}, annotations={"a": "b"})
+    decision = r.review(body, mode=Mode.MIGRATE, stage="mutate", name="web", namespace="team")
+    assert decision.allowed and decision.result == "migrated"
+    expected = api.migrate(api.load_mapping({"conf/httpd.conf": text}, entry="conf/httpd.conf"))
+    assert set(decision.data) == {"httpd.conf"}
+    assert decision.data["httpd.conf"].encode() == expected.files["conf/httpd.conf"]
+    patched = jsonpatch.apply_patch(body, decision.json_patch(body))
+    assert patched["data"]["httpd.conf"].encode() == expected.files["conf/httpd.conf"]
+    assert patched["data"]["index.html"] == "<html>not config</html>"
+    annotations = patched["metadata"]["annotations"]
+    assert annotations["a"] == "b"
+    assert r.decode_original(annotations[r.ANN_ORIGINAL]) == {"httpd.conf": text}
+    assert annotations[r.ANN_MIGRATED] == r.counts(expected.applied)
+    assert "HT120=1" in annotations[r.ANN_MIGRATED]
+    assert any("httpd24.io/original" in w for w in decision.warnings)
+    assert all(len(w) <= 120 for w in decision.warnings)
+    # The validating webhook then sees the migrated object: allowed, nothing left to deny.
+    after = r.review(patched, mode=Mode.MIGRATE, stage="validate")
+    assert after.allowed
+    # Reviewing the stored object again changes nothing (idempotent, original kept).
+    again = r.review(patched, mode=Mode.MIGRATE, stage="mutate")
+    assert again.data == {}
+    assert all(op["path"] != "/metadata/annotations/httpd24.io~1original" for op in again.json_patch(patched))
+
+
+def test_migrate_denies_what_cannot_be_fixed_safely_and_names_it():
+    text = (FIXABLE_ERROR + UNFIXABLE_ERROR).encode()
+    decision = r.review(configmap({"httpd.conf": text}), mode=Mode.MIGRATE, stage="mutate")
+    assert not decision.allowed
+    lines = decision.message.splitlines()
+    assert lines[0] == "1 problem cannot be migrated safely (httpd24 mode: migrate):"
+    assert lines[1].startswith("httpd.conf:2: HT119 ")
+    assert decision.data == {} and decision.annotations == {}
+
+
+def test_migrate_refuses_when_the_original_cannot_be_kept():
+    # Random-looking text does not compress: the original would not fit in the annotations.
+    import random
+
+    rng = random.Random(7)
+    filler = "".join(f"# {rng.getrandbits(256):064x}\n" for _ in range(6000))
+    text = (FIXABLE_ERROR + filler).encode()
+    decision = r.review(configmap({"httpd.conf": text}), mode=Mode.MIGRATE, stage="mutate")
+    assert not decision.allowed
+    assert "the original text cannot be kept in the object" in decision.message
+    assert decision.data == {}
+
+
+def test_migrate_binary_data_keys_are_patched_as_binary():
+    text = b"KeepAlive 5\n# \xe9t\xe9 latin-1\n"
+    body = configmap(binary={"httpd.conf": text})
+    decision = r.review(body, mode=Mode.MIGRATE, stage="mutate")
+    assert decision.allowed and decision.data == {}
+    migrated = base64.b64decode(decision.binary_data["httpd.conf"])
+    assert migrated == b"KeepAlive On\n# \xe9t\xe9 latin-1\n"
+    assert r.decode_original(decision.annotations[r.ANN_ORIGINAL]) == {"httpd.conf": text}
+
+
+# -- parse errors ----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("mode", [Mode.ENFORCE, Mode.MIGRATE])
+def test_unparseable_config_is_denied_with_its_location(mode):
+    text = b"ServerName x\n<Directory /srv>\n  Options None\n"
+    from httpd24 import config
+
+    with pytest.raises(config.ParseError) as caught:
+        config.parse(text, "httpd.conf")
+    stage = "mutate" if mode is Mode.MIGRATE else "validate"
+    decision = r.review(configmap({"httpd.conf": text}), mode=mode, stage=stage)
+    assert not decision.allowed
+    lines = decision.message.splitlines()
+    assert lines[0] == f"1 problem in a config httpd cannot read (httpd24 mode: {mode}):"
+    err = caught.value
+    assert lines[1] == f"httpd.conf:{err.line}:{err.column}: {err.reason}"
+
+
+def test_unparseable_config_in_warn_mode_is_allowed_with_a_warning():
+    decision = r.review(configmap({"httpd.conf": b"<Directory /srv>\n"}), mode=Mode.WARN, stage="validate")
+    assert decision.allowed
+    assert len(decision.warnings) == 1 and decision.warnings[0].startswith("httpd24 (mode warn): httpd.conf:1:")
+
+
+# -- layout: keys, entry, includes ---------------------------------------------------------------------------------
+def test_include_between_keys_and_unreached_keys_are_not_config():
+    files = {
+        "httpd.conf": b"ServerName x\nInclude conf/extra.conf\nIncludeOptional /usr/local/apache2/conf/vhost-*.conf\n",
+        "extra.conf": b"# extra\nCookieLog logs/c\n",
+        "vhost-a.conf": b"KeepAlive 7\n",
+        "index.html": b"<html><body>hello</body></html>\n",  # not reached: not parsed
+        "notes.conf": b"KeepAlive 9\n",  # not reached: not reviewed
+    }
+    decision = r.review(configmap(files), mode=Mode.ENFORCE, stage="validate")
+    lines = decision.message.splitlines()
+    assert lines[0].startswith("2 problems")
+    assert lines[1].startswith("extra.conf:2: HT116 ")
+    assert lines[2].startswith("vhost-a.conf:1: HT120 ")
+
+
+def test_entry_annotation_and_config_dir():
+    files = {"main.conf": b"Include extra.conf\n", "extra.conf": b"KeepAlive 3\n"}
+    annotations = {r.ANN_ENTRY: "main.conf", r.ANN_CONFIG_DIR: "/usr/local/apache2"}
+    decision = r.review(configmap(files, annotations=annotations), mode=Mode.ENFORCE, stage="validate")
+    assert decision.message.splitlines()[1].startswith("extra.conf:1: HT120 ")
+
+
+def test_without_the_entry_key_every_key_is_linted():
+    files = {"a.conf": b"KeepAlive 3\n", "b.conf": b"CookieLog x\n"}
+    decision = r.review(configmap(files), mode=Mode.ENFORCE, stage="validate")
+    assert [line.split(" ")[0] for line in decision.message.splitlines()[1:]] == ["a.conf:1:", "b.conf:1:"]
+
+
+# -- bad input never crashes -------------------------------------------------------------------------------------------
+def test_binary_data_only_configmap_with_a_binary_file_is_allowed():
+    body = configmap(binary={"cert.der": b"\x30\x82\x00\x00binary"})
+    for mode in Mode:
+        for stage in ("mutate", "validate"):
+            decision = r.review(body, mode=mode, stage=stage)
+            assert decision.allowed, (mode, stage, decision.message)
+
+
+def test_binary_data_with_a_2_2_config_is_reviewed():
+    body = configmap(binary={"httpd.conf": b"KeepAlive 5\n"})
+    decision = r.review(body, mode=Mode.ENFORCE, stage="validate")
+    assert not decision.allowed and "httpd.conf:1: HT120" in decision.message
+
+
+def test_invalid_base64_and_non_utf8_values_are_clear_problems():
+    body = configmap({"httpd.conf": "ServerName x\nKeep\udc80Alive\ud800 On\n"}, binary={"x.conf": b""})
+    body["binaryData"]["x.conf"] = "%%%not base64"
+    decision = r.review(body, mode=Mode.ENFORCE, stage="validate")
+    assert not decision.allowed
+    lines = decision.message.splitlines()
+    assert "httpd.conf:2:5: value is not valid UTF-8 text" in lines
+    assert "x.conf: binaryData value is not valid base64" in lines
+
+
+@pytest.mark.parametrize("bad", [None, 42, ["a"], {"httpd.conf": 3}])
+def test_malformed_data_fields(bad):
+    body = configmap()
+    body["data"] = bad
+    decision = r.review(body, mode=Mode.ENFORCE, stage="validate")
+    assert decision.allowed is (bad is None)
+    if bad is not None:
+        assert "httpd24 mode: enforce" in decision.message
+
+
+def test_one_mebibyte_config_is_reviewed_quickly():
+    line = b"# padding padding padding padding padding padding padding padding\n"
+    text = b"ServerName x\nKeepAlive 5\n" + line * ((1 << 20) // len(line) - 1)
+    assert len(text) <= 1 << 20
+    start = time.perf_counter()
+    decision = r.review(configmap({"httpd.conf": text}), mode=Mode.MIGRATE, stage="mutate")
+    assert time.perf_counter() - start < 20
+    assert decision.allowed and decision.result == "migrated"
+    assert r.decode_original(decision.annotations[r.ANN_ORIGINAL]) == {"httpd.conf": text}
+
+
+def test_thousands_of_findings():
+    text = "".join(f"CookieLog logs/c{i}\n" for i in range(5000)).encode()
+    decision = r.review(configmap({"httpd.conf": text}), mode=Mode.ENFORCE, stage="validate")
+    lines = decision.message.splitlines()
+    assert lines[0].startswith("5000 problems")
+    assert lines[-1] == "... and 4980 more (httpd24 lint shows all)"
+    assert len(decision.message) < 10_000
+
+
+# -- original text ----------------------------------------------------------------------------------------------------------
+def test_original_encoding_is_deterministic_and_round_trips():
+    files = {"httpd.conf": b"a\r\nb", "x.conf": bytes(range(1, 256))}
+    encoded = r.encode_original(files)
+    assert encoded == r.encode_original(dict(reversed(list(files.items()))))
+    assert r.decode_original(encoded) == files
+    with pytest.raises(ValueError, match="httpd24.io/original"):
+        r.decode_original("bm90IGEgdGFy")
+
+
+def test_the_documented_command_decodes_the_annotation(tmp_path):
+    import subprocess
+
+    text = b"KeepAlive 5\n\ttabs and \xc3\xa9\n"
+    encoded = r.encode_original({"httpd.conf": text})
+    out = subprocess.run(
+        "base64 -d | tar xzO", shell=True, input=encoded.encode(), capture_output=True, check=True
+    ).stdout
+    assert out == text
+    assert r.original_command("web", "team").endswith("|base64 -d|tar xzO")
+
+
+# -- AdmissionReview envelopes ------------------------------------------------------------------------------------------------
+def review_request(obj, *, resource="configmaps", group="", uid="u-1"):
+    return {
+        "apiVersion": "admission.k8s.io/v1",
+        "kind": "AdmissionReview",
+        "request": {
+            "uid": uid,
+            "kind": {"group": group, "version": "v1", "kind": "ConfigMap"},
+            "resource": {"group": group, "version": "v1", "resource": resource},
+            "operation": "CREATE",
+            "userInfo": {"username": "me"},
+            "object": obj,
+        },
+    }
+
+
+@pytest.mark.parametrize(
+    ("data", "reason"),
+    [
+        ([], "must be a JSON object"),
+        ({"kind": "Pod"}, "kind must be AdmissionReview"),
+        ({"kind": "AdmissionReview", "apiVersion": "v1"}, "apiVersion must be"),
+        ({"kind": "AdmissionReview", "apiVersion": "admission.k8s.io/v1"}, "request is missing"),
+        ({"kind": "AdmissionReview", "apiVersion": "admission.k8s.io/v1", "request": {"uid": "x"}}, "resource"),
+    ],
+)
+def test_malformed_reviews_have_a_reason(data, reason):
+    assert reason in r.check_review(data)
+
+
+def test_well_formed_review_and_other_kinds():
+    data = review_request(configmap({"httpd.conf": b""}))
+    assert r.check_review(data) is None and r.is_configmap_request(data)
+    data = review_request({"kind": "Pod"}, resource="deployments", group="apps")
+    assert r.check_review(data) is None and not r.is_configmap_request(data)
+    out = r.other_kind_response(data)
+    assert out["response"] == {
+        "uid": "u-1", "allowed": True,
+        "warnings": ["httpd24 reviews only core/v1 configmaps, not apps/v1/deployments; check the webhook rules"],
+    }
+
+
+def test_full_response_for_a_mutation_is_a_base64_json_patch():
+    body = configmap({"httpd.conf": b"KeepAlive 5\n"})
+    data = review_request(body)
+    decision = r.review(body, mode=Mode.MIGRATE, stage="mutate")
+    out = r.response(data, decision, body)["response"]
+    assert out["allowed"] and out["patchType"] == "JSONPatch"
+    ops = json.loads(base64.b64decode(out["patch"]))
+    assert jsonpatch.apply_patch(body, ops)["data"]["httpd.conf"] == "KeepAlive On\n"
+    denied = r.response(data, r.review(body, mode=Mode.ENFORCE, stage="validate"), body)["response"]
+    assert denied["allowed"] is False and denied["status"]["code"] == 403
