@@ -33,9 +33,10 @@ The ``cluster`` object (:class:`Cluster`):
 - ``.state_dir``, ``.api_url``, ``.pids()`` (component -> pid), ``.cluster_sh``
 
 Environment knobs: ``HTTPD24_CLUSTER_DIR`` (state dir; default a fresh temp
-dir), ``HTTPD24_CLUSTER_REUSE=1`` (use a cluster already up in
-HTTPD24_CLUSTER_DIR and leave it running), ``HTTPD24_KEEP_CLUSTER=1`` (keep
-the state dir and its logs after teardown), ``HTTPD24_CACHE`` (build cache).
+dir; when a cluster is already up there, e.g. from ``cluster.sh up``, it is
+used and left running), ``HTTPD24_CLUSTER_REUSE=1`` (fail instead of starting
+a cluster when none is up in HTTPD24_CLUSTER_DIR), ``HTTPD24_KEEP_CLUSTER=1`` (keep
+the temp state dir and its logs after teardown), ``HTTPD24_CACHE`` (build cache).
 
 The binaries are built (once, cached outside the repo) by
 hack/cluster/build.sh, which ``cluster.sh up`` calls; a cold build takes
@@ -95,6 +96,7 @@ class Cluster:
     bin_dir: Path
     env: dict = field(repr=False)
     owned: bool = True  # False when reusing a cluster someone else started
+    temp: bool = False  # state dir is a temp dir made by start_cluster (removed on stop)
 
     @property
     def kubeconfig(self) -> Path:
@@ -225,7 +227,8 @@ def start_cluster(state_dir=None, bin_dir=None, nodes: int = 2, timeout: float =
     """Start a cluster in ``state_dir`` (a fresh temp dir when None) and return it."""
     if bin_dir is None:
         bin_dir = build_binaries()
-    if state_dir is None:
+    temp = state_dir is None
+    if temp:
         state_dir = Path(tempfile.mkdtemp(prefix="httpd24-cluster-"))
     state_dir = Path(state_dir)
     env = _env_for(state_dir, Path(bin_dir), {"HTTPD24_CLUSTER_NODES": str(nodes), **(extra_env or {})})
@@ -237,7 +240,7 @@ def start_cluster(state_dir=None, bin_dir=None, nodes: int = 2, timeout: float =
             f"hack/cluster/cluster.sh up failed (exit {proc.returncode}), state dir {state_dir}:\n"
             f"{proc.stderr[-6000:]}"
         )
-    return Cluster(state_dir=state_dir, bin_dir=Path(bin_dir), env=env)
+    return Cluster(state_dir=state_dir, bin_dir=Path(bin_dir), env=env, temp=temp)
 
 
 def stop_cluster(c: Cluster, remove: bool | None = None) -> subprocess.CompletedProcess:
@@ -245,7 +248,7 @@ def stop_cluster(c: Cluster, remove: bool | None = None) -> subprocess.Completed
         [str(CLUSTER_SH), "down"], capture_output=True, text=True, env=c.env, timeout=120
     )
     if remove is None:
-        remove = proc.returncode == 0 and os.environ.get("HTTPD24_KEEP_CLUSTER") != "1"
+        remove = c.temp and proc.returncode == 0 and os.environ.get("HTTPD24_KEEP_CLUSTER") != "1"
     if remove:
         shutil.rmtree(c.state_dir, ignore_errors=True)
     return proc
@@ -276,14 +279,17 @@ def session_cluster() -> Cluster:
             raise ClusterError(f"local cluster failed to start earlier: {_session_error}")
         try:
             state = os.environ.get("HTTPD24_CLUSTER_DIR")
-            if os.environ.get("HTTPD24_CLUSTER_REUSE") == "1" and state:
+            c = None
+            if state and (Path(state) / "bin_dir").exists():
+                # a cluster someone started by hand in that dir: use it, leave it running
                 state_dir = Path(state)
                 bin_dir = Path((state_dir / "bin_dir").read_text().strip())
                 c = Cluster(state_dir=state_dir, bin_dir=bin_dir, env=_env_for(state_dir, bin_dir), owned=False)
-                st = c.script("status")
-                if st.returncode != 0:
-                    raise ClusterError(f"HTTPD24_CLUSTER_REUSE=1 but no cluster up in {state_dir}:\n{st.stdout}{st.stderr}")
-            else:
+                if c.script("status").returncode != 0:
+                    c = None
+            if c is None:
+                if os.environ.get("HTTPD24_CLUSTER_REUSE") == "1":
+                    raise ClusterError(f"HTTPD24_CLUSTER_REUSE=1 but no cluster is up in HTTPD24_CLUSTER_DIR={state!r}")
                 c = start_cluster(state)
                 atexit.register(_stop_session)
         except BaseException as e:

@@ -32,8 +32,10 @@ fi
 command -v go >/dev/null || { log "go (>= 1.26) not found in PATH"; exit 1; }
 mkdir -p "$cache_root"
 exec 9>"$cache_root/.$key.lock"
-log "waiting for build lock $cache_root/.$key.lock" 
-flock 9
+if ! flock -n 9; then
+  log "another build.sh holds $cache_root/.$key.lock; waiting for it"
+  flock 9
+fi
 if [ -f "$bin/.complete" ]; then   # someone else built it while we waited
   log "cached: $bin"
   echo "$bin"

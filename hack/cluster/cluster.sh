@@ -43,7 +43,7 @@ running_pid() {
   local f="$D/pids/$1.pid" pid st
   [ -f "$f" ] || return 0
   read -r pid st < "$f" || return 0
-  [ -n "${pid:-}" ] && [ -d "/proc/$pid" ] || return 0
+  [ -n "${pid:-}" ] && [ -n "${st:-}" ] && [ -d "/proc/$pid" ] || return 0
   [ "$(starttime "$pid")" = "$st" ] || return 0
   # a zombie is not running
   [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" != "Z" ] || return 0

@@ -4,7 +4,6 @@ kube-apiserver, kube-controller-manager, kube-scheduler and kwok nodes."""
 from __future__ import annotations
 
 import json
-import os
 import ssl
 import stat
 import textwrap
@@ -16,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from cluster_fixture import COMPONENTS, ClusterError, _proc_alive, start_cluster, stop_cluster
+from cluster_fixture import COMPONENTS, ClusterError, _proc_alive, session_cluster, start_cluster, stop_cluster
 
 pytestmark = pytest.mark.cluster
 
@@ -50,6 +49,18 @@ spec:
       - name: httpd
         image: httpd:2.4
 """
+
+
+def test_fixture_is_the_session_singleton(cluster):
+    assert session_cluster() is cluster
+    assert cluster.env["KUBECONFIG"] == str(cluster.kubeconfig)
+    assert cluster.env["PATH"].split(":")[0] == str(cluster.bin_dir)
+    assert cluster.ca_cert.read_text().startswith("-----BEGIN CERTIFICATE-----")
+    assert "PRIVATE KEY" in cluster.ca_key.read_text()
+    # the admin user authenticates with a client certificate in system:masters
+    who = json.loads(cluster.kubectl("auth", "whoami", "-o", "json").stdout)
+    assert who["status"]["userInfo"]["username"] == "admin"
+    assert "system:masters" in who["status"]["userInfo"]["groups"]
 
 
 def test_nodes_are_kwok_nodes_and_ready(cluster):
@@ -343,3 +354,34 @@ def _processes_mentioning(text: str) -> list[int]:
             if text in cmd and _proc_alive(int(d.name)):
                 found.append(int(d.name))
     return found
+
+
+def test_fixture_shared_by_two_directories_starts_one_cluster(cluster, tmp_path):
+    """Two test dirs that both re-export the fixture share one cluster, which is gone afterwards."""
+    import subprocess
+    import sys
+
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    for d in ("a", "b"):
+        (tmp_path / d).mkdir()
+        (tmp_path / d / "conftest.py").write_text("from cluster_fixture import cluster  # noqa: F401\n")
+        (tmp_path / d / f"test_{d}.py").write_text(
+            "import os\n"
+            f"def test_{d}(cluster):\n"
+            "    assert cluster.kubectl('get', '--raw', '/readyz').stdout == 'ok'\n"
+            f"    with open(os.path.join({str(tmp_path)!r}, 'seen-{d}'), 'w') as f:\n"
+            "        f.write(str(cluster.state_dir))\n"
+        )
+    env = {k: v for k, v in cluster.env.items() if not k.startswith("HTTPD24_CLUSTER")}
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1])
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "a", "b"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "2 passed" in proc.stdout
+    seen_a = (tmp_path / "seen-a").read_text()
+    assert seen_a == (tmp_path / "seen-b").read_text()
+    assert seen_a != str(cluster.state_dir)
+    assert _processes_mentioning(seen_a) == []
+    assert not Path(seen_a).exists()
