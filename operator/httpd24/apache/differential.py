@@ -538,39 +538,42 @@ def _fs_for_url(unit: _Unit, url: str, alias_fs: str = "/__fs") -> str | None:
     return unit.docroot.rstrip("/") + url
 
 
-def _build_tree(fs_root: Path, unit: _Unit, urls: Sequence[str]) -> None:
-    """Create directories (with index.html) and files for ``urls`` under ``fs_root``."""
-    handler = [h.rstrip("/") for h in unit.handler_locations if h.rstrip("/")]
+def _build_tree(fs_root: Path, plans: Sequence[tuple[_Unit, Sequence[str]]]) -> None:
+    """Create directories (with index.html) and files for the URLs of every unit under ``fs_root``.
+
+    A path that one URL needs as a directory and another as a file is a
+    directory (the file URL then gets 301/403/404 on both sides alike).
+    Nothing is created below a Location that has a handler (mod_dir would redirect).
+    """
     dirs: set[str] = set()
     files: set[str] = set()
-    for url in urls:
-        if any(url == h or url.startswith(h + "/") for h in handler):
-            continue
-        target = _fs_for_url(unit, url)
-        if target is None:
-            continue
-        if url.endswith("/"):
-            dirs.add(target.rstrip("/") or "/")
-        else:
-            files.add(target)
+    for unit, urls in plans:
+        handler = [h.rstrip("/") for h in unit.handler_locations if h.rstrip("/")]
+        for url in urls:
+            if any(url == h or url.startswith(h + "/") for h in handler):
+                continue
+            target = _fs_for_url(unit, url)
+            if target is None:
+                continue
+            if url.endswith("/"):
+                dirs.add(target.rstrip("/") or "/")
+            else:
+                files.add(target)
+    for f in list(files) + list(dirs):
+        parent = f.rsplit("/", 1)[0]
+        while parent:
+            dirs.add(parent)
+            parent = parent.rsplit("/", 1)[0]
     for d in sorted(dirs):
         p = fs_root / d.lstrip("/")
-        if p.exists() and not p.is_dir():
-            continue
         p.mkdir(parents=True, exist_ok=True)
         idx = p / "index.html"
         if not idx.exists():
             idx.write_text(f"index of {d}\n")
-    for f in sorted(files):
+    for f in sorted(files - dirs):
         p = fs_root / f.lstrip("/")
-        if p.exists():
-            continue
-        try:
-            p.parent.mkdir(parents=True, exist_ok=True)
-            # a name used elsewhere as a directory (Location /a as well as /a/) stays a directory
+        if not p.exists():
             p.write_text(f"file {f}\n")
-        except (NotADirectoryError, FileExistsError, IsADirectoryError):
-            continue
 
 
 def _env_states(names: Sequence[str]) -> list[tuple[str, ...]]:
@@ -848,6 +851,7 @@ def _run_prepared(prepared: Sequence[_Prepared], ws: _Workspace, httpd: Httpd, *
     hosts: dict[str, str] = {}
     matrix: list[Req] = []
     owner: dict[str, int] = {}
+    plans: list[tuple[_Unit, list[str]]] = []
     for idx, (p, r) in enumerate(runnable):
         cand = dict(p.cand_units)
         for n, (label, ref_unit) in enumerate(p.ref_units):
@@ -876,11 +880,12 @@ def _run_prepared(prepared: Sequence[_Prepared], ws: _Workspace, httpd: Httpd, *
                 merged.env |= u.env
                 merged.methods |= u.methods
             urls = _urls(merged)
-            _build_tree(ws.fs, merged, urls)
+            plans.append((merged, urls))
             for url, method, env, (user, pw), src in itertools.product(
                 urls, _methods(merged.methods), _env_states(sorted(merged.env)), creds, sources
             ):
                 matrix.append(Req(uname, method, url, src, user, pw, env))
+    _build_tree(ws.fs, plans)
     ws.open_up()
 
     common = "\n".join([
@@ -1125,3 +1130,49 @@ def _random_body(rng, *, auth: bool, indent: str) -> list[str]:
         lines.append(f"{indent}</{kind}>")
     rng.shuffle(lines) if rng.random() < 0.2 and not any("<" in x for x in lines) else None
     return lines
+
+
+def random_configs(seed: int, count: int, start: int = 0) -> list[tuple[int, str]]:
+    """``count`` configurations of :func:`random_config`; number ``i`` depends only on (seed, i)."""
+    import random
+
+    return [(i, random_config(random.Random(f"{seed}:{i}"))) for i in range(start, start + count)]
+
+
+def random_run(
+    seed: int,
+    count: int,
+    translate: Callable[[ConfigSet], ConfigSet],
+    normalize: Callable[[ConfigSet], ConfigSet],
+    *,
+    start: int = 0,
+    batch: int = 25,
+    httpd: Httpd | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[tuple[int, str, VerifyReport]]:
+    """Translate and verify random configurations; returns (index, original text, report) of every one.
+
+    A translator or normaliser that raises counts as a failure of that
+    configuration (its message becomes the start-up error).
+    """
+    items = random_configs(seed, count, start)
+    out: list[tuple[int, str, VerifyReport]] = []
+    for b in range(0, len(items), batch):
+        chunk = items[b:b + batch]
+        cases = []
+        for i, text in chunk:
+            label = f"seed={seed} index={i}"
+            try:
+                reference: object = normalize(ConfigSet.from_mapping({"httpd.conf": text}, entry="httpd.conf"))
+            except Exception as e:  # noqa: BLE001 - reported per configuration
+                reference = f"NormalizeRaised {type(e).__name__}: {e}\n"
+            try:
+                candidate: object = translate(ConfigSet.from_mapping({"httpd.conf": text}, entry="httpd.conf"))
+            except Exception as e:  # noqa: BLE001
+                candidate = f"TranslatorRaised {type(e).__name__}: {e}\n"
+            cases.append(Case(label, reference, candidate))  # type: ignore[arg-type]
+        reports = compare_many(cases, httpd=httpd)
+        out += [(i, text, r) for (i, text), r in zip(chunk, reports)]
+        if progress:
+            progress(min(b + batch, len(items)), len(items))
+    return out
