@@ -1,0 +1,423 @@
+"""``httpd24``: lint, migrate and size httpd 2.2 configurations for 2.4.
+
+Exit codes (every command): 0 success / nothing to report; 1 findings at or
+above ``--fail-on`` (lint), something would change (``migrate --check``),
+findings that need a person remain (``migrate``), or ``--verify`` found a
+difference; 2 usage errors, unreadable input or configurations httpd could not
+parse.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import os
+import sys
+from typing import Iterable, Sequence
+
+from . import __version__, inputs, report
+from .config import ParseError, Target
+from .engine import Applicability, Finding, Severity, all_rules, get, lint, migrate
+from .engine.runner import Migration
+
+FAIL_ON = {"error": 2, "warning": 1, "info": 0, "never": 99}
+
+
+class Progress:
+    """A one-line progress bar on stderr, only when stderr is a terminal and the run is long."""
+
+    def __init__(self, total: int, label: str, stream=None, minimum: int = 8) -> None:
+        self.stream = stream or sys.stderr
+        self.total = total
+        self.label = label
+        self.done = 0
+        self.active = total >= minimum and getattr(self.stream, "isatty", lambda: False)()
+
+    def step(self, what: str = "") -> None:
+        self.done += 1
+        if not self.active:
+            return
+        width = 30
+        filled = int(width * self.done / self.total)
+        self.stream.write(f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} {what[:40]:<40}")
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.active:
+            self.stream.write("\r" + " " * 100 + "\r")
+            self.stream.flush()
+
+
+def _split_codes(values: Sequence[str] | None) -> list[str] | None:
+    if not values:
+        return None
+    return [code.strip().upper() for value in values for code in value.split(",") if code.strip()]
+
+
+def _target(args: argparse.Namespace) -> Target:
+    version = tuple(int(p) for p in args.target_version.split(".")) if args.target_version else (2, 4, 62)
+    if len(version) != 3:
+        raise SystemExit("httpd24: --target-version takes major.minor.patch, e.g. 2.4.62")
+    modules = frozenset(args.module) if args.module else None
+    defines = frozenset(args.define) if args.define else None
+    return Target(version=version, modules=modules, defines=defines)  # type: ignore[arg-type]
+
+
+def _sources(paths: Sequence[str], err) -> tuple[list[inputs.Source], bool]:
+    sources: list[inputs.Source] = []
+    failed = False
+    for path in paths:
+        try:
+            sources.extend(inputs.load(path))
+        except inputs.InputError as error:
+            err.write(f"httpd24: {error}\n")
+            failed = True
+    return sources, failed
+
+
+def _report_parse_errors(source: inputs.Source, errors: Iterable[ParseError], err) -> bool:
+    reported = False
+    for error in errors:
+        err.write(f"{source.display(error.file)}:{error.line}:{error.column}: error: {error.reason}\n")
+        reported = True
+    return reported
+
+
+# -- lint -------------------------------------------------------------------------------------
+def cmd_lint(args: argparse.Namespace, out, err) -> int:
+    sources, failed = _sources(args.paths, err)
+    target = _target(args)
+    select, ignore = _split_codes(args.select), _split_codes(args.ignore)
+    collected: list[tuple[str, Finding]] = []
+    progress = Progress(len(sources), "lint")
+    for source in sources:
+        failed |= _report_parse_errors(source, source.configset.errors, err)
+        try:
+            findings = lint(source.configset, target=target, select=select, ignore=ignore, defaults=args.defaults)
+        except ParseError as error:  # an Include cycle
+            failed |= _report_parse_errors(source, [error], err)
+            findings = []
+        collected.extend((source.display(f.file), f) for f in findings)
+        progress.step(source.label)
+    progress.close()
+    if args.format == "json":
+        out.write(report.as_json(collected) + "\n")
+    elif args.format == "sarif":
+        out.write(report.as_sarif(collected) + "\n")
+    else:
+        for file, finding in collected:
+            out.write(report.text_line(finding, file) + "\n")
+        if collected and not args.quiet:
+            fixable = sum(1 for _, f in collected if f.fixable)
+            counts = {s: sum(1 for _, f in collected if f.severity is s) for s in Severity}
+            err.write(
+                f"Found {len(collected)} finding(s): {counts[Severity.ERROR]} error, {counts[Severity.WARNING]} warning, "
+                f"{counts[Severity.INFO]} info; {fixable} fixable with `httpd24 migrate` (marked [*]).\n"
+            )
+    if failed:
+        return 2
+    threshold = FAIL_ON[args.fail_on]
+    return 1 if any(f.severity.rank >= threshold for _, f in collected) else 0
+
+
+# -- migrate ----------------------------------------------------------------------------------
+def _diff(source: inputs.Source, migration: Migration) -> str:
+    chunks = []
+    for name in sorted(migration.changed):
+        before = migration.original.get(name, b"").decode("utf-8", "surrogateescape")
+        after = migration.files[name].decode("utf-8", "surrogateescape")
+        shown = source.display(name)
+        chunks.extend(
+            difflib.unified_diff(
+                before.splitlines(keepends=True), after.splitlines(keepends=True), f"a/{shown}", f"b/{shown}"
+            )
+        )
+    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in chunks)
+
+
+def _configmap_yaml(source: inputs.Source, migration: Migration) -> str:
+    import yaml
+
+    with open(source.manifest, "rb") as handle:  # type: ignore[arg-type]
+        objects = inputs._load_manifest_objects(source.manifest or "", handle.read())
+    obj = dict(objects[source.manifest_index])
+    obj["data"] = {name: data.decode("utf-8", "surrogateescape") for name, data in sorted(migration.files.items())}
+
+    class Literal(str):
+        pass
+
+    def literal(dumper, value):
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|" if "\n" in value else None)
+
+    yaml.SafeDumper.add_representer(Literal, literal)
+    obj["data"] = {k: Literal(v) for k, v in obj["data"].items()}
+    return yaml.safe_dump(obj, sort_keys=False, allow_unicode=True)
+
+
+def _write(source: inputs.Source, migration: Migration) -> None:
+    for name in sorted(migration.changed):
+        path = source.paths.get(name)
+        if path is None:
+            continue
+        tmp = path + ".httpd24.tmp"
+        with open(tmp, "wb") as handle:
+            handle.write(migration.files[name])
+        os.replace(tmp, path)
+
+
+def _summary(source: inputs.Source, migration: Migration, err) -> None:
+    if migration.applied:
+        counts = ", ".join(f"{code} x{n}" for code, n in migration.summary().items())
+        files = ", ".join(source.display(n) for n in sorted(migration.changed))
+        err.write(f"{source.label}: fixed {len(migration.applied)} finding(s) ({counts}) in {files}\n")
+        for finding in migration.applied:
+            err.write(f"  fixed   {report.text_line(finding, source.display(finding.file))}\n")
+    for failure in migration.failures:
+        err.write(f"{source.label}: {failure}\n")
+    if migration.remaining:
+        err.write(f"{source.label}: {len(migration.remaining)} finding(s) need a person:\n")
+        for finding in migration.remaining:
+            err.write(f"  manual  {report.text_line(finding, source.display(finding.file))}\n")
+
+
+def cmd_migrate(args: argparse.Namespace, out, err) -> int:
+    sources, failed = _sources(args.paths, err)
+    if args.write and any(s.kind == "configmap" for s in sources):
+        err.write("httpd24: --write does not rewrite Kubernetes manifests (their YAML layout would be lost); "
+                  "print the migrated ConfigMap without --write, or use --diff\n")
+        return 2
+    target = _target(args)
+    select, ignore = _split_codes(args.select), _split_codes(args.ignore)
+    applicability = Applicability.SAFE if args.fix_level == "safe" else Applicability.PRESERVE
+    would_change = needs_person = verify_failed = False
+    progress = Progress(len(sources), "migrate")
+    for source in sources:
+        if _report_parse_errors(source, source.configset.errors, err):
+            failed = True
+            progress.step(source.label)
+            continue
+        migration = migrate(
+            source.configset, target=target, select=select, ignore=ignore, defaults=args.defaults,
+            applicability=applicability,
+        )
+        progress.step(source.label)
+        would_change |= bool(migration.changed)
+        needs_person |= any(f.severity is Severity.ERROR for f in migration.remaining)
+        if args.check:
+            for name in sorted(migration.changed):
+                out.write(f"would migrate {source.display(name)}\n")
+        elif args.diff:
+            out.write(_diff(source, migration))
+        elif args.write:
+            _write(source, migration)
+        elif source.kind == "configmap":
+            out.write("---\n" + _configmap_yaml(source, migration))
+        else:
+            names = sorted(migration.files)
+            for name in names:
+                if len(names) > 1:
+                    out.write(f"# ==> {source.display(name)} <==\n")
+                out.write(migration.files[name].decode("utf-8", "surrogateescape"))
+        if not args.quiet:
+            _summary(source, migration, err)
+        if args.verify:
+            verify_failed |= _verify(source, migration, out, err)
+    progress.close()
+    if failed:
+        return 2
+    if args.check:
+        return 1 if would_change else 0
+    return 1 if (needs_person or verify_failed) else 0
+
+
+def _verify(source: inputs.Source, migration: Migration, out, err) -> bool:
+    """Run original and migrated side by side on real httpd; True when they answer differently."""
+    try:
+        from .apache import differential
+    except ImportError:
+        err.write("httpd24: --verify is not available in this installation\n")
+        return True
+    from .config import ConfigSet
+
+    migrated = ConfigSet.from_mapping(migration.files, entry=source.configset.entry, server_root=source.configset.server_root)
+    result = differential.verify(source.configset, migrated)
+    out.write(str(result) + "\n")
+    return not getattr(result, "ok", False)
+
+
+# -- modules ----------------------------------------------------------------------------------
+def cmd_modules(args: argparse.Namespace, out, err) -> int:
+    from .engine.modules import required_modules
+
+    sources, failed = _sources(args.paths, err)
+    target = _target(args)
+    for source in sources:
+        if _report_parse_errors(source, source.configset.errors, err):
+            failed = True
+            continue
+        configset = source.configset
+        if not args.as_is:
+            configset = migrate(configset, target=target, defaults=args.defaults).configset or configset
+        requirements = required_modules(configset, target=target)
+        if args.format == "json":
+            out.write(json.dumps(
+                {
+                    "source": source.label,
+                    "modules": [
+                        {"name": m.name, "file": m.file, "so": m.so, "reasons": [list(r) for r in m.reasons]}
+                        for m in requirements.modules
+                    ],
+                    "unused": list(requirements.unused),
+                },
+                indent=2,
+            ) + "\n")
+            continue
+        if len(sources) > 1:
+            out.write(f"# {source.label}\n")
+        builtin = {"image": None, "debian": "debian", "none": ()}[args.builtin]
+        out.write(requirements.load_lines(args.module_dir, builtin=builtin))
+        if not requirements.load_lines(args.module_dir, builtin=builtin).endswith("\n"):
+            out.write("\n")
+        if args.why:
+            for module in requirements.modules:
+                reasons = "; ".join(f"{source.display(f)}:{line} {d}" for f, line, d in module.reasons[:3])
+                out.write(f"# {module.name}: {reasons}\n")
+        for name in requirements.unused:
+            err.write(f"{source.label}: {name} is loaded but nothing in the configuration uses it\n")
+    return 2 if failed else 0
+
+
+# -- rules / explain --------------------------------------------------------------------------
+def cmd_rules(args: argparse.Namespace, out, err) -> int:
+    rules = all_rules()
+    if args.format == "json":
+        out.write(json.dumps(
+            [
+                {"code": r.code, "name": r.name, "severity": r.severity.value, "fix": r.fix_availability,
+                 "summary": r.summary, "since": r.since}
+                for r in rules
+            ],
+            indent=2,
+        ) + "\n")
+    elif args.format == "markdown":
+        out.write("| Code | Name | Severity | Fix | Summary |\n|---|---|---|---|---|\n")
+        for r in rules:
+            out.write(f"| {r.code} | {r.name} | {r.severity.value} | {r.fix_availability} | {r.summary} |\n")
+    else:
+        for r in rules:
+            out.write(f"{r.code}  {r.name:<40} {r.severity.value:<8} fix:{r.fix_availability:<10} {r.summary}\n")
+    return 0
+
+
+def cmd_explain(args: argparse.Namespace, out, err) -> int:
+    rule = get(args.code)
+    if rule is None:
+        err.write(f"httpd24: no rule {args.code!r}; `httpd24 rules` lists them\n")
+        return 2
+    out.write(f"# {rule.code} {rule.name}\n\n{rule.summary}\n\nSeverity: {rule.severity.value}. "
+              f"Fix: {rule.fix_availability}. Since {rule.since}.\n\n{rule.documentation()}\n")
+    return 0
+
+
+# -- operator ---------------------------------------------------------------------------------
+def _add_operator(subparsers) -> None:
+    try:
+        from .k8s import main as k8s_main
+    except ImportError as error:
+        missing = str(error)
+
+        parser = subparsers.add_parser("operator", help="run the Kubernetes operator and admission webhooks")
+        parser.set_defaults(func=lambda args, out, err: (err.write(
+            f"httpd24: the operator needs the 'operator' extra: pip install 'httpd24[operator]' ({missing})\n") and 2) or 2)
+        return
+    parser = subparsers.add_parser("operator", help="run the Kubernetes operator and admission webhooks")
+    k8s_main.add_arguments(parser)
+    parser.set_defaults(func=lambda args, out, err: k8s_main.run(args))
+
+
+# -- parser -----------------------------------------------------------------------------------
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="configuration file, directory, or ConfigMap manifest")
+    parser.add_argument("--target-version", default=None, metavar="X.Y.Z", help="httpd 2.4 release to judge <IfVersion> against (default 2.4.62)")
+    parser.add_argument("--module", action="append", metavar="NAME", help="module loaded before the configuration (repeatable); "
+                        "when given, <IfModule> on any other module is false")
+    parser.add_argument("--define", action="append", metavar="NAME", help="a -D define (repeatable); when given, other <IfDefine> names are false")
+    parser.add_argument("--defaults", choices=["keep-2.2", "adopt-2.4"], default=None,
+                        help="override every changed-default rule's documented decision")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no summary on stderr")
+
+
+def _codes(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--select", action="append", metavar="CODES", help="only these codes or prefixes (comma-separated)")
+    parser.add_argument("--ignore", action="append", metavar="CODES", help="skip these codes or prefixes (comma-separated)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="httpd24", description="Lint and migrate Apache httpd 2.2 configurations to 2.4.")
+    parser.add_argument("--version", action="version", version=f"httpd24 {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    p = sub.add_parser("lint", help="report every 2.2 construct with file:line, code and the 2.4 replacement")
+    _common(p)
+    _codes(p)
+    p.add_argument("--format", choices=["text", "json", "sarif"], default="text")
+    p.add_argument("--fail-on", choices=list(FAIL_ON), default="error", help="exit 1 when a finding is at least this severe")
+    p.set_defaults(func=cmd_lint)
+
+    p = sub.add_parser("migrate", help="rewrite to 2.4 without changing behaviour")
+    _common(p)
+    _codes(p)
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--write", action="store_true", help="rewrite the files in place")
+    mode.add_argument("--diff", action="store_true", help="print a unified diff")
+    mode.add_argument("--check", action="store_true", help="exit 1 if anything would change")
+    p.add_argument("--fix-level", choices=["safe", "preserve"], default="preserve",
+                   help="safe: only fixes with the same behaviour on 2.4; preserve (default): also write out 2.2 defaults")
+    p.add_argument("--verify", action="store_true", help="run original and migrated on real httpd and compare answers")
+    p.set_defaults(func=cmd_migrate)
+
+    p = sub.add_parser("modules", help="the LoadModule lines the (migrated) configuration needs")
+    _common(p)
+    p.add_argument("--module-dir", default="modules", help="module directory (default: the official image's modules/)")
+    p.add_argument("--builtin", choices=["image", "debian", "none"], default="image",
+                   help="which binary's compiled-in modules to leave out (default: the official httpd:2.4 image)")
+    p.add_argument("--as-is", action="store_true", help="for the configuration as it is, not as migrated")
+    p.add_argument("--why", action="store_true", help="say which directive needs each module")
+    p.add_argument("--format", choices=["text", "json"], default="text")
+    p.set_defaults(func=cmd_modules)
+
+    p = sub.add_parser("rules", help="list every rule")
+    p.add_argument("--format", choices=["text", "json", "markdown"], default="text")
+    p.set_defaults(func=cmd_rules)
+
+    p = sub.add_parser("explain", help="a rule's documentation")
+    p.add_argument("code")
+    p.set_defaults(func=cmd_explain)
+
+    _add_operator(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, out=None, err=None) -> int:
+    out = out or sys.stdout
+    err = err or sys.stderr
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:
+        return int(exit_.code or 0) if exit_.code in (0, None) else 2
+    try:
+        return int(args.func(args, out, err) or 0)
+    except BrokenPipeError:
+        return 1
+    except KeyboardInterrupt:
+        err.write("httpd24: interrupted\n")
+        return 130
+    except Exception as error:  # a bug in httpd24, not bad input: say so without a wall of traceback
+        if os.environ.get("HTTPD24_DEBUG"):
+            raise
+        err.write(f"httpd24: internal error: {type(error).__name__}: {error}\n"
+                  "This is a bug in httpd24; rerun with HTTPD24_DEBUG=1 for the traceback and report it.\n")
+        return 2

@@ -1,0 +1,86 @@
+"""Findings as text (like ruff), JSON, and SARIF 2.1.0 for code scanning."""
+
+from __future__ import annotations
+
+import json
+from typing import Iterable
+
+from . import __version__
+from .engine import Finding, Rule, Severity, all_rules
+
+_SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+
+
+def text_line(finding: Finding, file: str) -> str:
+    """``file:line:col: CODE message -> replacement`` (the replacement only when there is one)."""
+    line = f"{file}:{finding.line}:{finding.column}: {finding.code} {finding.message}"
+    if finding.replacement:
+        line += f" -> {finding.replacement}"
+    if finding.fixable:
+        line += " [*]"
+    return line
+
+
+def as_json(findings: Iterable[tuple[str, Finding]]) -> str:
+    out = []
+    for file, finding in findings:
+        record = finding.to_dict()
+        record["file"] = file
+        out.append(record)
+    return json.dumps(out, indent=2)
+
+
+def _rule_descriptor(rule: Rule) -> dict:
+    doc = rule.documentation()
+    return {
+        "id": rule.code,
+        "name": rule.name,
+        "shortDescription": {"text": rule.summary},
+        "fullDescription": {"text": doc.split("## Why is this bad?")[0].replace("## What it does", "").strip() or rule.summary},
+        "help": {"text": doc, "markdown": doc},
+        "defaultConfiguration": {"level": _SARIF_LEVEL[rule.severity]},
+        "properties": {"tags": [rule.severity.value], "fixAvailability": rule.fix_availability},
+    }
+
+
+def as_sarif(findings: Iterable[tuple[str, Finding]]) -> str:
+    """A SARIF 2.1.0 log with one run; every registered rule is described."""
+    rules = all_rules()
+    index = {rule.code: i for i, rule in enumerate(rules)}
+    results = []
+    for file, finding in findings:
+        message = finding.message + (f" -> {finding.replacement}" if finding.replacement else "")
+        result = {
+            "ruleId": finding.code,
+            "level": _SARIF_LEVEL[finding.severity],
+            "message": {"text": message},
+            "locations": [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": file.replace("\\", "/")},
+                        "region": {"startLine": finding.line, "startColumn": finding.column},
+                    }
+                }
+            ],
+        }
+        if finding.code in index:
+            result["ruleIndex"] = index[finding.code]
+        results.append(result)
+    log = {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "httpd24",
+                        "version": __version__,
+                        "informationUri": "https://httpd24.io/rules",
+                        "rules": [_rule_descriptor(rule) for rule in rules],
+                    }
+                },
+                "results": results,
+            }
+        ],
+    }
+    return json.dumps(log, indent=2)

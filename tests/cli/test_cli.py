@@ -1,0 +1,153 @@
+"""The CLI, called through main() as a user would call it."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import textwrap
+
+import pytest
+
+from httpd24.cli import main
+
+CORPUS = "/work/shared/corpus/files"
+
+
+def run(*argv, cwd=None):
+    out, err = io.StringIO(), io.StringIO()
+    old = os.getcwd()
+    if cwd:
+        os.chdir(cwd)
+    try:
+        code = main(list(argv), out, err)
+    finally:
+        os.chdir(old)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def site(tmp_path):
+    conf = tmp_path / "httpd.conf"
+    conf.write_bytes(b"ServerName x\r\nMaxClients 150\r\nInclude conf.d/*.conf\r\n")
+    (tmp_path / "conf.d").mkdir()
+    (tmp_path / "conf.d" / "a.conf").write_text("MaxRequestsPerChild 0\n")
+    return tmp_path
+
+
+def test_lint_text_format_like_ruff(site):
+    code, out, err = run("lint", "--fail-on", "warning", str(site))
+    lines = out.splitlines()
+    assert f"{site}/conf.d/a.conf:1:1: HT102 MaxRequestsPerChild is renamed MaxConnectionsPerChild in 2.4 (the old name still works but is deprecated) -> MaxConnectionsPerChild 0 [*]" in lines
+    assert any(line.startswith(f"{site}/httpd.conf:2:1: HT101 ") for line in lines)
+    assert code == 1
+    assert "finding(s)" in err
+
+
+def test_lint_exit_codes(site, tmp_path):
+    clean = tmp_path / "clean.conf"
+    clean.write_text("ServerName example.org\n")
+    assert run("lint", str(clean))[0] == 0
+    # HT101 is a warning: below the default --fail-on error
+    assert run("lint", "--select", "HT101", str(site))[0] == 0
+    assert run("lint", "--select", "HT101", "--fail-on", "warning", str(site))[0] == 1
+    assert run("lint", "--select", "HT101", "--fail-on", "never", str(site))[0] == 0
+
+
+def test_lint_select_and_ignore_by_prefix(site):
+    _, out, _ = run("lint", "--select", "HT1", "--ignore", "HT102", str(site))
+    codes = {line.split(": ")[1].split()[0] for line in out.splitlines()}
+    assert codes == {"HT101"}
+
+
+def test_parse_error_exit_2_with_location(tmp_path):
+    bad = tmp_path / "bad.conf"
+    bad.write_text("ServerName x\n<Directory /x>\n")
+    code, out, err = run("lint", str(bad))
+    assert code == 2
+    assert f"{bad}:2:1: error: <Directory> was not closed" in err
+    assert "Traceback" not in err
+
+
+def test_missing_path_and_bad_usage_exit_2(tmp_path):
+    code, _, err = run("lint", str(tmp_path / "nope.conf"))
+    assert code == 2 and "no such file or directory" in err
+    assert run("lint")[0] == 2
+    assert run("frobnicate")[0] == 2
+
+
+def test_json_format(site):
+    code, out, _ = run("lint", "--format", "json", "--select", "HT101", str(site))
+    [record] = json.loads(out)
+    assert record["code"] == "HT101" and record["line"] == 2 and record["file"] == f"{site}/httpd.conf"
+    assert record["fix"]["applicability"] == "safe"
+
+
+def test_migrate_prints_writes_and_keeps_crlf(site):
+    code, out, err = run("migrate", "--select", "HT101", str(site / "httpd.conf"))
+    assert out == "ServerName x\r\nMaxRequestWorkers 150\r\nInclude conf.d/*.conf\r\n"
+    assert "fixed 1 finding(s) (HT101 x1)" in err
+    code, out, err = run("migrate", "--write", "--select", "HT10", str(site))
+    assert (site / "httpd.conf").read_bytes() == b"ServerName x\r\nMaxRequestWorkers 150\r\nInclude conf.d/*.conf\r\n"
+    assert (site / "conf.d" / "a.conf").read_text() == "MaxConnectionsPerChild 0\n"
+    assert not list(site.rglob("*.httpd24.tmp"))
+
+
+def test_migrate_check_and_diff(site):
+    code, out, _ = run("migrate", "--check", "--select", "HT101", str(site))
+    assert code == 1 and out == f"would migrate {site}/httpd.conf\n"
+    code, out, _ = run("migrate", "--diff", "--select", "HT101", str(site))
+    assert f"--- a/{site}/httpd.conf" in out and "-MaxClients 150\r\n" in out and "+MaxRequestWorkers 150\r\n" in out
+    run("migrate", "--write", "--select", "HT101", str(site))
+    assert run("migrate", "--check", "--select", "HT101", str(site))[0] == 0
+
+
+def test_configmap_manifest_input(tmp_path):
+    manifest = tmp_path / "cm.yaml"
+    manifest.write_text(textwrap.dedent("""\
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: web, namespace: shop}
+        data:
+          httpd.conf: |
+            Include extra.conf
+          extra.conf: |
+            MaxClients 10
+        """))
+    code, out, _ = run("lint", "--select", "HT101", "--fail-on", "warning", str(manifest))
+    assert out.startswith(f"{manifest}[shop/web]:extra.conf:1:1: HT101 ")
+    code, out, err = run("migrate", "--select", "HT101", str(manifest))
+    assert "kind: ConfigMap" in out and "MaxRequestWorkers 10" in out
+    assert run("migrate", "--write", str(manifest))[0] == 2
+
+
+def test_rules_and_explain():
+    code, out, _ = run("rules")
+    assert code == 0 and any(line.startswith("HT101  max-clients") for line in out.splitlines())
+    code, out, _ = run("rules", "--format", "markdown")
+    assert "| HT101 | max-clients | warning | always |" in out
+    code, out, _ = run("explain", "ht101")
+    assert code == 0 and "## What it does" in out and "MaxRequestWorkers" in out
+    assert run("explain", "HT999")[0] == 2
+
+
+def test_every_rule_is_documented():
+    from httpd24.engine import all_rules
+    from httpd24.engine.registry import missing_doc_sections
+
+    rules = all_rules()
+    assert len(rules) >= 2
+    for rule in rules:
+        assert not missing_doc_sections(rule), f"{rule.code} lacks {missing_doc_sections(rule)}"
+        assert rule.summary and rule.name and rule.severity
+
+
+def test_version():
+    from httpd24 import __version__
+
+    out = io.StringIO()
+    import contextlib
+
+    with contextlib.redirect_stdout(out):
+        code = main(["--version"])
+    assert code == 0 and out.getvalue().strip() == f"httpd24 {__version__}"
