@@ -51,16 +51,16 @@ def configmap(data=None, *, annotations=None, binary=None, name="web", namespace
 
 
 def engine_findings(files: dict[str, bytes], entry="httpd.conf"):
-    """What the engine itself says about the files, named by key (the ConfigMap's layout: conf/<key>)."""
-    named = {f"conf/{k}": v for k, v in files.items()}
-    cs = api.load_mapping(named, entry=f"conf/{entry}" if entry else None)
+    """What the engine itself says about the files (keys are files in the server root)."""
+    cs = api.load_mapping(files, entry=entry, server_root="/etc/httpd24")
     assert not cs.errors
-    return [(f.file.removeprefix("conf/"), f) for f in api.lint(cs)]
+    return [(f.file, f) for f in api.lint(cs)]
 
 
 def expected_line(key, f):
-    line = f"{key}:{f.line}: {f.code} {f.message}"
-    return line + (f" -> {f.replacement}" if f.replacement else "")
+    """The documented format; multi-line replacements (a section) are folded onto the one line."""
+    line = f"{key}:{f.line}: {f.code} {' '.join(f.message.split())}"
+    return line + (f" -> {' '.join(f.replacement.split())}" if f.replacement else "")
 
 
 # -- modes -------------------------------------------------------------------------------------------
@@ -125,13 +125,13 @@ def test_denial_is_capped_with_a_pointer_to_lint():
 def test_corpus_files_denial_and_warnings_match_the_engine(name):
     data = (CORPUS / name).read_bytes()
     body = configmap({"httpd.conf": data})
-    named = api.load_mapping({"conf/httpd.conf": data}, entry="conf/httpd.conf")
+    named = api.load_mapping({"httpd.conf": data}, entry="httpd.conf", server_root="/etc/httpd24")
     try:
-        found = [(f.file.removeprefix("conf/"), f) for f in api.lint(named)]
+        found = [(f.file, f) for f in api.lint(named)]
     except api.ParseError as error:
         decision = r.review(body, mode=Mode.ENFORCE, stage="validate")
         assert not decision.allowed
-        assert decision.message.splitlines()[1] == str(error).removeprefix("conf/")
+        assert decision.message.splitlines()[1] == str(error)
         return
     errors = [expected_line(k, f) for k, f in found if f.severity is Severity.ERROR]
     decision = r.review(body, mode=Mode.ENFORCE, stage="validate")
@@ -200,11 +200,11 @@ def test_migrate_rewrites_data_and_keeps_the_original_byte_for_byte():
     body = configmap({"httpd.conf": text, "index.html": b"<html>not config</html>"}, annotations={"a": "b"})
     decision = r.review(body, mode=Mode.MIGRATE, stage="mutate", name="web", namespace="team")
     assert decision.allowed and decision.result == "migrated"
-    expected = api.migrate(api.load_mapping({"conf/httpd.conf": text}, entry="conf/httpd.conf"))
+    expected = api.migrate(api.load_mapping({"httpd.conf": text}, entry="httpd.conf", server_root="/etc/httpd24"))
     assert set(decision.data) == {"httpd.conf"}
-    assert decision.data["httpd.conf"].encode() == expected.files["conf/httpd.conf"]
+    assert decision.data["httpd.conf"].encode() == expected.files["httpd.conf"]
     patched = jsonpatch.apply_patch(body, decision.json_patch(body))
-    assert patched["data"]["httpd.conf"].encode() == expected.files["conf/httpd.conf"]
+    assert patched["data"]["httpd.conf"].encode() == expected.files["httpd.conf"]
     assert patched["data"]["index.html"] == "<html>not config</html>"
     annotations = patched["metadata"]["annotations"]
     assert annotations["a"] == "b"
@@ -281,7 +281,7 @@ def test_unparseable_config_in_warn_mode_is_allowed_with_a_warning():
 # -- layout: keys, entry, includes ---------------------------------------------------------------------------------
 def test_include_between_keys_and_unreached_keys_are_not_config():
     files = {
-        "httpd.conf": b"ServerName x\nInclude conf/extra.conf\nIncludeOptional /usr/local/apache2/conf/vhost-*.conf\n",
+        "httpd.conf": b"ServerName x\nInclude extra.conf\nIncludeOptional /etc/httpd24/vhost-*.conf\n",
         "extra.conf": b"# extra\nCookieLog logs/c\n",
         "vhost-a.conf": b"KeepAlive 7\n",
         "index.html": b"<html><body>hello</body></html>\n",  # not reached: not parsed
@@ -294,9 +294,15 @@ def test_include_between_keys_and_unreached_keys_are_not_config():
     assert lines[2].startswith("vhost-a.conf:1: HT120 ")
 
 
+def test_default_layout_is_the_operators_pod_layout():
+    mainconf = pytest.importorskip("httpd24.k8s.mainconf")
+    assert r.DEFAULT_SERVER_ROOT == mainconf.SERVER_ROOT
+    assert r.Layout().prefix == ""
+
+
 def test_entry_annotation_and_config_dir():
-    files = {"main.conf": b"Include extra.conf\n", "extra.conf": b"KeepAlive 3\n"}
-    annotations = {r.ANN_ENTRY: "main.conf", r.ANN_CONFIG_DIR: "/usr/local/apache2"}
+    files = {"main.conf": b"Include conf/extra.conf\n", "extra.conf": b"KeepAlive 3\n"}
+    annotations = {r.ANN_ENTRY: "main.conf", r.ANN_SERVER_ROOT: "/usr/local/apache2", r.ANN_CONFIG_DIR: "conf"}
     decision = r.review(configmap(files, annotations=annotations), mode=Mode.ENFORCE, stage="validate")
     assert decision.message.splitlines()[1].startswith("extra.conf:1: HT120 ")
 

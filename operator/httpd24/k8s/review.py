@@ -8,11 +8,12 @@ for them. :mod:`httpd24.k8s.admission` only adapts kopf's kwargs to this.
 How a ConfigMap is read (documented for users in docs/admission.md):
 
 * every key of ``data`` (text) and ``binaryData`` (bytes, base64) is a file in
-  one directory, ``httpd24.io/config-dir`` (default ``conf``, relative to the
-  server root ``httpd24.io/server-root``, default ``/usr/local/apache2``), which
-  is how the official ``httpd`` image lays out ``conf/httpd.conf``;
+  one directory, ``httpd24.io/config-dir`` (absolute, or relative to the server
+  root ``httpd24.io/server-root``). The defaults are the operator's pod layout
+  (:mod:`httpd24.k8s.mainconf`): the ConfigMap is mounted as the ServerRoot
+  ``/etc/httpd24`` itself, so ``config-dir`` defaults to the server root;
 * the entry file is ``httpd.conf`` unless ``httpd24.io/entry`` names another key;
-  ``Include conf/extra.conf`` or ``Include /usr/local/apache2/conf/*.conf`` reach
+  ``Include extra.conf`` or ``Include /etc/httpd24/vhost-*.conf`` reach
   other keys; when the entry key exists, only the keys it reaches are
   configuration (others, such as html pages or mime types, are left alone);
   without it every text key is linted on its own;
@@ -60,7 +61,8 @@ ANN_CONFIG_DIR = "httpd24.io/config-dir"
 ANN_DEFAULTS = "httpd24.io/defaults"
 # Written by the webhook:
 ANN_REVIEWED_MODE = "httpd24.io/reviewed-mode"
-ANN_FINDINGS = "httpd24.io/findings"  # count of findings on the stored text ("-1": does not parse)
+#: Count of findings on the stored text ("-1": it does not parse); HttpdServer status.findings.audit reads it.
+ANN_FINDINGS = "httpd24.io/audit-findings"
 ANN_FINDINGS_BY_CODE = "httpd24.io/findings-by-code"  # "HT101=2,HT501=1"
 ANN_ERRORS = "httpd24.io/errors"  # count of error findings on the stored text
 ANN_MIGRATED = "httpd24.io/migrated"  # rule codes and counts rewritten by the migrate mode
@@ -69,8 +71,9 @@ WRITTEN_ANNOTATIONS = (
     ANN_REVIEWED_MODE, ANN_FINDINGS, ANN_FINDINGS_BY_CODE, ANN_ERRORS, ANN_MIGRATED, ANN_ORIGINAL,
 )
 
-DEFAULT_SERVER_ROOT = "/usr/local/apache2"
-DEFAULT_CONFIG_DIR = "conf"
+#: The operator mounts the ConfigMap as the ServerRoot (httpd24.k8s.mainconf.SERVER_ROOT).
+DEFAULT_SERVER_ROOT = "/etc/httpd24"
+DEFAULT_CONFIG_DIR = "."
 DEFAULT_ENTRY = "httpd.conf"
 
 #: Lines in a denial message before "... and N more".
