@@ -1,0 +1,433 @@
+"""The HttpdServer operator: kopf handlers around a level-triggered reconcile loop.
+
+Importing this module registers the handlers with kopf's default registry
+(``httpd24 operator`` in :mod:`httpd24.k8s.main` imports it; ``kopf run -m
+httpd24.k8s.operator`` works too).
+
+How it works:
+
+* kopf watches HttpdServers and the operator's own Deployments (server-side
+  label selector ``app.kubernetes.io/managed-by=httpd24-operator``) with
+  stateless ``on.event`` handlers: kopf writes no annotations and adds no
+  finalizers anywhere. Each event only puts a key on a work queue.
+* An in-memory index ``(namespace, configmap) -> {HttpdServer names}`` is kept
+  from the HttpdServer events. ConfigMaps are watched by the operator itself,
+  metadata only (``PartialObjectMetadata``): a change to a ConfigMap that the
+  index holds queues exactly the HttpdServers that use it; others are dropped
+  without their data ever being transferred. Memory is proportional to the
+  HttpdServers, not to the ConfigMaps of the cluster. No ConfigMap of the user
+  is ever written.
+* A reconcile reads the HttpdServer and its ConfigMap, plans the files
+  (:func:`httpd24.k8s.rollout.plan`), runs the configtest gate (real
+  ``httpd -t``), and only when it passes writes an immutable ConfigMap named
+  by the hash of the files, the Deployment (pod template annotated with the
+  hash) and the Service, all owned by the HttpdServer. A failing config
+  changes nothing that pods use; status and an Event say why.
+
+Environment (read at start-up):
+
+* ``HTTPD24_OPERATOR_WORKERS`` concurrent reconciles (default 8).
+* ``HTTPD24_OPERATOR_RESYNC`` seconds between full resyncs of every HttpdServer (default 600).
+* ``HTTPD24_CONFIGMAP_SELECTOR`` optional label selector limiting the ConfigMap watch
+  (e.g. ``httpd24.io/config=true``); default: all ConfigMaps, metadata only.
+* ``HTTPD24_CONFIGTEST_TIMEOUT``, ``HTTPD24_CONFIGTEST_NETNS``, ``HTTPD24_CONFIGTEST``,
+  ``HTTPD24_HTTPD``: see :mod:`httpd24.k8s.rollout_gate`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import os
+import time
+from typing import Any
+
+import kopf
+import pydantic
+from prometheus_client import Counter, Histogram
+
+from . import rollout
+from .models_server import GROUP, KIND, PLURAL, VERSION, parse_spec
+from .rollout_api import ApiError, Kube, path
+from .rollout_gate import Gate
+
+log = logging.getLogger("httpd24.operator")
+
+RECONCILE_SECONDS = Histogram(
+    "httpd24_operator_reconcile_seconds", "Duration of one HttpdServer reconcile.",
+    buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30),
+)
+RECONCILES = Counter("httpd24_operator_reconciles_total", "HttpdServer reconciles by result.", ["result"])
+ROLLOUTS = Counter("httpd24_operator_rollouts_total", "New configurations or pod specs written to a Deployment.")
+CONFIGTESTS = Counter("httpd24_operator_configtests_total", "httpd -t runs of the configtest gate (cache misses).", ["result"])
+CONFIGTEST_FAILURES = Counter("httpd24_operator_configtest_failures_total", "Configurations refused by httpd -t.")
+
+SERVERS = f"{GROUP}/{VERSION}"
+Key = tuple[str, str]
+
+
+def _digest(obj: Any) -> str:
+    return hashlib.sha256(json.dumps(obj, sort_keys=True).encode()).hexdigest()[:16]
+
+
+class Controller:
+    """The work queue, the ConfigMap index and the reconcile."""
+
+    def __init__(self, kube: Kube, gate: Gate, *, workers: int = 8, configmap_selector: str | None = None):
+        self.kube = kube
+        self.gate = gate
+        self.workers = workers
+        self.configmap_selector = configmap_selector
+        self.by_configmap: dict[Key, set[str]] = {}  # (namespace, configmap) -> server names
+        self.refs: dict[Key, str] = {}  # (namespace, server) -> configmap
+        self.queue: asyncio.Queue[Key] = asyncio.Queue()
+        self.queued: set[Key] = set()
+        self.running: set[Key] = set()
+        self.dirty: set[Key] = set()
+        self.failures: dict[Key, int] = {}
+        self.plans: dict[Key, tuple[str, Any]] = {}  # (ns, server) -> (input digest, Plan | PlanError)
+        self.announced: dict[Key, str] = {}  # last event (reason+hash) per server, to emit each decision once
+        self.cleaned: dict[Key, str] = {}
+        self.tasks: list[asyncio.Task] = []
+
+    # -- index and queue ------------------------------------------------------------------
+    def observe_server(self, namespace: str, name: str, spec: dict | None, deleted: bool = False) -> None:
+        key = (namespace, name)
+        old = self.refs.pop(key, None)
+        if old is not None:
+            users = self.by_configmap.get((namespace, old))
+            if users is not None:
+                users.discard(name)
+                if not users:
+                    del self.by_configmap[(namespace, old)]
+        if deleted:
+            for table in (self.plans, self.announced, self.cleaned, self.failures):
+                table.pop(key, None)
+            return
+        cm = ((spec or {}).get("configMapRef") or {}).get("name")
+        if cm:
+            self.refs[key] = cm
+            self.by_configmap.setdefault((namespace, cm), set()).add(name)
+        self.enqueue(key)
+
+    def observe_configmap(self, namespace: str, name: str) -> None:
+        for server in self.by_configmap.get((namespace, name), ()):
+            self.enqueue((namespace, server))
+
+    def enqueue(self, key: Key, delay: float = 0) -> None:
+        if delay > 0:
+            asyncio.get_running_loop().call_later(delay, self.enqueue, key)
+            return
+        if key in self.running:
+            self.dirty.add(key)
+        elif key not in self.queued:
+            self.queued.add(key)
+            self.queue.put_nowait(key)
+
+    async def worker(self) -> None:
+        while True:
+            key = await self.queue.get()
+            self.queued.discard(key)
+            self.running.add(key)
+            started = time.monotonic()
+            try:
+                await self.reconcile(*key)
+                self.failures.pop(key, None)
+                RECONCILES.labels("ok").inc()
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:  # keep the worker alive; retry with backoff
+                n = self.failures[key] = self.failures.get(key, 0) + 1
+                delay = min(60.0, 0.5 * 2 ** min(n, 7))
+                level = logging.INFO if isinstance(e, ApiError) and e.status == 409 else logging.WARNING
+                log.log(level, "reconcile of %s/%s failed (%s: %s); retry in %.1fs", *key, type(e).__name__, e, delay)
+                RECONCILES.labels("error").inc()
+                self.enqueue(key, delay)
+            finally:
+                RECONCILE_SECONDS.observe(time.monotonic() - started)
+                self.running.discard(key)
+                if key in self.dirty:
+                    self.dirty.discard(key)
+                    self.enqueue(key)
+
+    async def watch_configmaps(self) -> None:
+        url = path("v1", "configmaps")
+        while True:
+            try:
+                async for kind, meta in self.kube.watch_metadata(url, label_selector=self.configmap_selector):
+                    if kind == "RESYNC":
+                        for key in list(self.refs):
+                            self.enqueue(key)
+                    elif meta.get("namespace") and meta.get("name"):
+                        self.observe_configmap(meta["namespace"], meta["name"])
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:
+                log.warning("configmap watch failed (%s); restarting in 2s", e)
+                await asyncio.sleep(2)
+
+    async def resync(self, every: float) -> None:
+        while True:
+            await asyncio.sleep(every)
+            for key in list(self.refs):
+                self.enqueue(key)
+
+    def start(self, resync: float = 600) -> None:
+        self.tasks = [asyncio.create_task(self.worker()) for _ in range(self.workers)]
+        self.tasks.append(asyncio.create_task(self.watch_configmaps()))
+        if resync > 0:
+            self.tasks.append(asyncio.create_task(self.resync(resync)))
+
+    async def stop(self) -> None:
+        for t in self.tasks:
+            t.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+        self.tasks = []
+        await self.kube.close()
+        self.gate.close()
+
+    # -- events ---------------------------------------------------------------------------
+    async def event(self, server: dict, type_: str, reason: str, message: str, once: str | None = None) -> None:
+        """Post a core/v1 Event on the HttpdServer; with ``once``, only when it differs from the last one."""
+        meta = server["metadata"]
+        key = (meta["namespace"], meta["name"])
+        if once is not None:
+            tag = f"{reason}:{once}"
+            if self.announced.get(key) == tag:
+                return
+            self.announced[key] = tag
+        stamp = rollout.now()
+        body = {
+            "apiVersion": "v1",
+            "kind": "Event",
+            "metadata": {"generateName": f"{meta['name']}.", "namespace": meta["namespace"]},
+            "involvedObject": {
+                "apiVersion": SERVERS, "kind": KIND, "name": meta["name"], "namespace": meta["namespace"],
+                "uid": meta["uid"],
+            },
+            "reason": reason,
+            "message": message[:1000],
+            "type": type_,
+            "source": {"component": "httpd24-operator"},
+            "reportingComponent": "httpd24-operator",
+            "firstTimestamp": stamp,
+            "lastTimestamp": stamp,
+            "count": 1,
+        }
+        try:
+            await self.kube.create(path("v1", "events", meta["namespace"]), body)
+        except ApiError as e:
+            log.info("could not post event %s on %s/%s: %s", reason, meta["namespace"], meta["name"], e)
+
+    # -- reconcile ------------------------------------------------------------------------
+    async def reconcile(self, namespace: str, name: str) -> None:
+        server = await self.kube.get(path(SERVERS, PLURAL, namespace, name))
+        if server is None or server["metadata"].get("deletionTimestamp"):
+            self.observe_server(namespace, name, None, deleted=True)
+            return
+        key = (namespace, name)
+        generation = server["metadata"].get("generation")
+        status = dict(server.get("status") or {})
+        try:
+            spec = parse_spec(server.get("spec") or {})
+        except pydantic.ValidationError as e:
+            msg = "; ".join(f"spec.{'.'.join(map(str, err['loc']))}: {err['msg']}" for err in e.errors()[:5])
+            await self.event(server, "Warning", "InvalidSpec", msg, once=_digest(server.get("spec")))
+            await self.write_status(server, status, [rollout.condition("ConfigValid", False, "InvalidSpec", msg, generation)],
+                                    phase="Invalid")
+            return
+        if self.refs.get(key) != spec.configMapRef.name:  # spec changed under us: keep the index right
+            self.observe_server(namespace, name, server.get("spec"))
+            self.queued.discard(key)
+        cm = await self.kube.get(path("v1", "configmaps", namespace, spec.configMapRef.name))
+        dep_url = path("apps/v1", "deployments", namespace, name)
+        dep = await self.kube.get(dep_url)
+        if cm is None:
+            msg = f"ConfigMap {namespace}/{spec.configMapRef.name} not found"
+            await self.event(server, "Warning", "ConfigMapNotFound", msg, once=spec.configMapRef.name)
+            await self.write_status(server, status, [rollout.condition("ConfigValid", False, "ConfigMapNotFound", msg, generation)],
+                                    dep=dep, phase="Degraded" if dep else "Pending")
+            return
+
+        # plan (cached by the inputs: the ConfigMap's version and the spec)
+        digest = _digest([cm["metadata"]["uid"], cm["metadata"]["resourceVersion"], server.get("spec")])
+        cached = self.plans.get(key)
+        if cached and cached[0] == digest:
+            plan = cached[1]
+        else:
+            try:
+                plan = await asyncio.to_thread(rollout.plan, name, namespace, spec, cm)
+            except rollout.PlanError as e:
+                plan = e
+            self.plans[key] = (digest, plan)
+        audit = rollout.audit_count((cm["metadata"].get("annotations") or {})) + rollout.audit_count(
+            server["metadata"].get("annotations") or {})
+        if isinstance(plan, rollout.PlanError):
+            await self.event(server, "Warning", plan.reason, plan.message, once=digest)
+            await self.write_status(server, status, [rollout.condition("ConfigValid", False, plan.reason, plan.message, generation)],
+                                    dep=dep, phase="Degraded" if dep else "Invalid")
+            return
+        status["requiredModules"] = [m.name for m in plan.modules]
+        status["findings"] = rollout.findings_summary(plan.findings, audit)
+        migrated = self.migrated_condition(plan, generation)
+
+        # the gate
+        result = await asyncio.to_thread(self.gate.check, plan.files, plan.hash, plan.mpm)
+        if not result.cached:
+            CONFIGTESTS.labels("ok" if result.ok else "failed").inc()
+            if not result.ok:
+                CONFIGTEST_FAILURES.inc()
+        if not result.ok:
+            msg = f"httpd -t failed; the running pods keep the previous configuration: {result.output}"
+            await self.event(server, "Warning", "ConfigTestFailed", msg, once=plan.hash)
+            status["rejectedHash"] = plan.hash
+            await self.write_status(
+                server, status, [rollout.condition("ConfigValid", False, "ConfigTestFailed", result.output, generation), migrated],
+                dep=dep, phase="Degraded" if dep else "Invalid", deployed_hash=status.get("configHash"),
+            )
+            return
+        status.pop("rejectedHash", None)
+
+        # write: ConfigMap (immutable, by hash), Service, Deployment
+        cm_body = rollout.configmap(server, plan)
+        cm_url = path("v1", "configmaps", namespace, cm_body["metadata"]["name"])
+        if await self.kube.get(cm_url) is None:
+            try:
+                await self.kube.create(path("v1", "configmaps", namespace), cm_body)
+            except ApiError as e:
+                if e.status != 409:
+                    raise
+        svc_body = rollout.service(server, plan)
+        await self.apply_if_changed(path("v1", "services", namespace, name), svc_body)
+        dep_body = rollout.deployment(server, plan)
+        previous_hash = (((dep or {}).get("spec") or {}).get("template", {}).get("metadata", {}).get("annotations") or {}).get(
+            rollout.ANNOTATION_HASH)
+        changed, dep = await self.apply_if_changed(dep_url, dep_body, live=dep)
+        if changed:
+            if previous_hash != plan.hash:
+                ROLLOUTS.inc()
+                verb = "Creating" if previous_hash is None else "RollingOut"
+                await self.event(server, "Normal", verb, f"configuration {plan.hash[:12]} passed httpd -t; "
+                                 f"deploying ConfigMap {cm_body['metadata']['name']} "
+                                 f"({len(plan.modules)} modules: {', '.join(m.name for m in plan.modules)})",
+                                 once=plan.hash)
+        done, reason, counts = rollout.rollout_state(dep, plan.hash)
+        if done:
+            await self.event(server, "Normal", "RolledOut", f"configuration {plan.hash[:12]} runs on "
+                             f"{counts['readyReplicas']}/{plan.spec.replicas} replicas", once=plan.hash + ":done")
+            if self.cleaned.get(key) != plan.hash:
+                await self.clean_configmaps(namespace, name, cm_body["metadata"]["name"])
+                self.cleaned[key] = plan.hash
+        await self.write_status(
+            server, status,
+            [rollout.condition("ConfigValid", True, "ConfigTestPassed", result.output[:500], generation), migrated],
+            dep=dep, phase=None, deployed_hash=plan.hash, configmap=cm_body["metadata"]["name"],
+        )
+
+    @staticmethod
+    def migrated_condition(plan: rollout.Plan, generation: int | None) -> dict:
+        if plan.spec.migration == "migrated":
+            msg = f"{plan.applied} rewrites for 2.4 deployed (the ConfigMap is unchanged)"
+            if plan.remaining:
+                msg += f"; {plan.remaining} findings need a person: " + " | ".join(plan.remaining_text)
+            return rollout.condition("Migrated", plan.remaining == 0, "Migrated" if plan.remaining == 0 else "NeedsReview",
+                                     msg, generation)
+        total = plan.findings.get("error", 0) + plan.findings.get("warning", 0)
+        if total:
+            return rollout.condition("Migrated", False, "AsStored", f"deployed as stored with {total} errors/warnings; "
+                                     "migrate the ConfigMap or set spec.migration: migrated", generation)
+        return rollout.condition("Migrated", True, "AsStored", "deployed as stored; no 2.2-only constructs found", generation)
+
+    async def apply_if_changed(self, url: str, body: dict, live: dict | None | bool = False) -> tuple[bool, dict | None]:
+        """Server-side apply unless the live object carries the digest of this exact body."""
+        digest = _digest(body)
+        body = json.loads(json.dumps(body))
+        body["metadata"].setdefault("annotations", {})["httpd24.io/applied"] = digest
+        if live is False:
+            live = await self.kube.get(url)
+        if live and (live["metadata"].get("annotations") or {}).get("httpd24.io/applied") == digest:
+            return False, live
+        return True, await self.kube.apply(url, body)
+
+    async def clean_configmaps(self, namespace: str, name: str, keep: str) -> None:
+        """Delete generated ConfigMaps of this server other than the one the finished rollout uses."""
+        selector = f"{rollout.LABEL_SERVER}={name},{rollout.LABEL_MANAGED}={rollout.MANAGED_BY}"
+        for item in await self.kube.list(path("v1", "configmaps", namespace), label_selector=selector):
+            other = item["metadata"]["name"]
+            if other != keep:
+                await self.kube.delete(path("v1", "configmaps", namespace, other))
+
+    async def write_status(
+        self, server: dict, status: dict, conditions: list[dict], *, dep: dict | None = None,
+        phase: str | None = None, deployed_hash: str | None = None, configmap: str | None = None,
+    ) -> None:
+        meta = server["metadata"]
+        generation = meta.get("generation")
+        done, reason, counts = rollout.rollout_state(dep, deployed_hash or status.get("configHash"))
+        status.update(counts)
+        want = (server.get("spec") or {}).get("replicas", 1)
+        ready = bool(dep) and counts["readyReplicas"] >= want and done
+        conditions = list(conditions) + [
+            rollout.condition("RolledOut", done, reason, f"{counts['updatedReplicas']}/{want} replicas updated", generation),
+            rollout.condition("Ready", ready, "ReplicasReady" if ready else "ReplicasNotReady",
+                              f"{counts['readyReplicas']}/{want} replicas ready", generation),
+        ]
+        if phase is None:
+            phase = "Ready" if ready else "Progressing"
+        status["phase"] = phase
+        status["observedGeneration"] = generation
+        status["selector"] = f"{rollout.LABEL_SERVER}={meta['name']}"
+        if deployed_hash is not None and dep:
+            status["configHash"] = deployed_hash
+        if configmap is not None:
+            status["configMap"] = configmap
+        old = server.get("status") or {}
+        status["conditions"] = rollout.merge_conditions(old.get("conditions"), conditions)
+        if _digest(old) == _digest(status):
+            return
+        await self.kube.merge_patch(path(SERVERS, PLURAL, meta["namespace"], meta["name"], "status"), {"status": status})
+
+
+# --- kopf wiring ----------------------------------------------------------------------------
+
+_controller: Controller | None = None
+
+
+@kopf.on.startup()
+async def _startup(settings: kopf.OperatorSettings, **_: Any) -> None:
+    global _controller
+    try:  # kopf >= 1.45: server-side label selector for the Deployments we watch
+        settings.watching.label_selectors["apps", "v1", "deployments"] = f"{rollout.LABEL_MANAGED}={rollout.MANAGED_BY}"
+    except AttributeError:
+        pass
+    settings.posting.level = logging.WARNING
+    _controller = Controller(
+        Kube(), Gate(),
+        workers=int(os.environ.get("HTTPD24_OPERATOR_WORKERS", "8")),
+        configmap_selector=os.environ.get("HTTPD24_CONFIGMAP_SELECTOR") or None,
+    )
+    _controller.start(resync=float(os.environ.get("HTTPD24_OPERATOR_RESYNC", "600")))
+
+
+@kopf.on.cleanup()
+async def _cleanup(**_: Any) -> None:
+    global _controller
+    if _controller is not None:
+        await _controller.stop()
+        _controller = None
+
+
+@kopf.on.event(GROUP, VERSION, PLURAL)
+def _server_event(event: dict, namespace: str, name: str, spec: dict, **_: Any) -> None:
+    if _controller is None:
+        return
+    _controller.observe_server(namespace, name, spec, deleted=event.get("type") == "DELETED")
+
+
+@kopf.on.event("apps", "v1", "deployments", labels={rollout.LABEL_MANAGED: rollout.MANAGED_BY})
+def _deployment_event(event: dict, namespace: str, labels: dict, **_: Any) -> None:
+    server = labels.get(rollout.LABEL_SERVER)
+    if _controller is not None and server:  # also DELETED: the reconcile puts it back
+        _controller.enqueue((namespace, server))

@@ -1,0 +1,401 @@
+"""What the operator wants for one HttpdServer: the plan (files, modules, findings) and the objects.
+
+Pure functions: a ConfigMap and an HttpdServer in, Kubernetes object bodies
+and status out. The operator (:mod:`httpd24.k8s.operator`) does the I/O and
+the configtest gate (:mod:`httpd24.k8s.rollout_gate`) sits between
+:func:`plan` and :func:`deployment`.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from .. import api
+from . import mainconf
+from .models_server import GROUP, KIND, MAIN_KEY, VERSION, HttpdServerSpec
+
+MANAGED_BY = "httpd24-operator"
+LABEL_SERVER = "httpd24.io/server"
+LABEL_MANAGED = "app.kubernetes.io/managed-by"
+ANNOTATION_HASH = "httpd24.io/config-hash"
+ANNOTATION_AUDIT = "httpd24.io/audit-findings"
+RUN_AS = 33  # www-data in the official (Debian-based) httpd image
+CONDITION_TYPES = ("ConfigValid", "Migrated", "RolledOut", "Ready")
+_DNS_LABEL = re.compile(r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$")
+
+
+class PlanError(Exception):
+    """The HttpdServer or its ConfigMap cannot be turned into a deployment; ``reason`` is a CamelCase word."""
+
+    def __init__(self, reason: str, message: str):
+        super().__init__(message)
+        self.reason = reason
+        self.message = message
+
+
+@dataclass
+class Plan:
+    """Everything the pods of one HttpdServer will mount, and what the engine said about it."""
+
+    spec: HttpdServerSpec
+    files: dict[str, bytes]  # the bundle: user files (as stored or migrated) + httpd24-main.conf
+    hash: str
+    modules: list[mainconf.LoadedModule]
+    ports: list[int]
+    findings: dict[str, int]
+    migrated: bool  # whether the migration changed any file
+    applied: int = 0  # rewrites made by the migration
+    remaining: int = 0  # findings left that need a person
+    remaining_text: list[str] = field(default_factory=list)
+
+    @property
+    def mpm(self) -> str:
+        return next(m.name for m in self.modules if m.name.startswith("mpm_"))
+
+
+def configmap_name(server: str, hash_: str) -> str:
+    return f"{server[:242]}-{hash_[:10]}"
+
+
+def configmap_files(configmap: Mapping[str, Any]) -> dict[str, bytes]:
+    """The files of a ConfigMap: ``data`` as UTF-8 plus decoded ``binaryData``."""
+    files = {k: v.encode("utf-8") for k, v in (configmap.get("data") or {}).items()}
+    for k, v in (configmap.get("binaryData") or {}).items():
+        files[k] = base64.b64decode(v)
+    return files
+
+
+def _severity_counts(findings) -> dict[str, int]:
+    counts = {"error": 0, "warning": 0, "info": 0}
+    for f in findings:
+        sev = getattr(f.severity, "name", str(f.severity)).lower()
+        counts[sev] = counts.get(sev, 0) + 1
+    return counts
+
+
+def audit_count(annotations: Mapping[str, str] | None) -> int:
+    """How many findings admission recorded in audit mode (annotation ``httpd24.io/audit-findings``).
+
+    Accepts a JSON list of findings, a JSON object with ``count``/``total`` or per-severity counts,
+    or a plain number; anything else counts as one finding.
+    """
+    raw = (annotations or {}).get(ANNOTATION_AUDIT)
+    if not raw:
+        return 0
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return 1
+    if isinstance(value, list):
+        return len(value)
+    if isinstance(value, int):
+        return max(value, 0)  # "-1": admission could not parse it (the plan reports the parse error)
+    if isinstance(value, dict):
+        for key in ("count", "total"):
+            if isinstance(value.get(key), int):
+                return value[key]
+        if isinstance(value.get("findings"), list):
+            return len(value["findings"])
+        nums = [v for v in value.values() if isinstance(v, int)]
+        return sum(nums) if nums else 1
+    return 1
+
+
+def plan(name: str, namespace: str, spec: HttpdServerSpec, configmap: Mapping[str, Any]) -> Plan:
+    """Compute the files to deploy for an HttpdServer from its ConfigMap (raises :class:`PlanError`)."""
+    if not _DNS_LABEL.match(name):
+        raise PlanError("InvalidName", f"the name {name!r} must be a DNS label (it names the Service)")
+    files = configmap_files(configmap)
+    entry = spec.configMapRef.entry
+    if MAIN_KEY in files:
+        raise PlanError("ReservedKey", f"ConfigMap {spec.configMapRef.name} has a key {MAIN_KEY}; the operator generates that file, rename the key")
+    if entry not in files:
+        raise PlanError(
+            "EntryNotFound",
+            f"ConfigMap {spec.configMapRef.name} has no key {entry!r} (keys: {', '.join(sorted(files)) or 'none'}); "
+            "set spec.configMapRef.entry",
+        )
+    cs = api.load_mapping(files, entry=entry, server_root=mainconf.SERVER_ROOT)
+    if cs.errors:
+        raise PlanError("ParseError", "; ".join(str(e) for e in cs.errors[:5]))
+    try:
+        findings = api.lint(cs, defaults=spec.defaults)
+    except api.ParseError as e:
+        raise PlanError("ParseError", str(e)) from None
+    counts = _severity_counts(findings)
+    applied = 0
+    remaining = findings
+    deployed = cs
+    if spec.migration == "migrated":
+        migration = api.migrate(cs, defaults=spec.defaults)
+        if migration.failures:
+            raise PlanError("MigrationFailed", "; ".join(migration.failures[:3]))
+        files = dict(migration.files)
+        applied = len(migration.applied)
+        remaining = migration.remaining
+        deployed = migration.configset or api.load_mapping(files, entry=entry, server_root=mainconf.SERVER_ROOT)
+    try:
+        required = api.required_modules(deployed)
+    except api.ParseError as e:
+        raise PlanError("ParseError", str(e)) from None
+    try:
+        modules = mainconf.modules_to_load(required.modules, spec.extraModules or ())
+    except ValueError as e:
+        raise PlanError("ModuleConflict", str(e)) from None
+    own_listen = mainconf.listen_ports(deployed)
+    if spec.ports:
+        ports = [p.port for p in spec.ports]
+    else:
+        ports = own_listen or [mainconf.DEFAULT_PORT]
+    main = mainconf.render_main(
+        entry=entry, modules=modules, listen=[] if own_listen else ports, owner=f"{namespace}/{name}"
+    )
+    bundle = mainconf.bundle(files, main)
+    return Plan(
+        spec=spec,
+        files=bundle,
+        hash=mainconf.config_hash(bundle),
+        modules=modules,
+        ports=ports,
+        findings=counts,
+        migrated=spec.migration == "migrated" and bundle != mainconf.bundle(configmap_files(configmap), main),
+        applied=applied,
+        remaining=len(remaining),
+        remaining_text=[f"{f.code} {f.file}:{f.line}: {f.message}" for f in remaining[:5]],
+    )
+
+
+# --- objects ---------------------------------------------------------------------------------
+
+
+def owner_reference(server: Mapping[str, Any]) -> dict[str, Any]:
+    meta = server["metadata"]
+    return {
+        "apiVersion": f"{GROUP}/{VERSION}",
+        "kind": KIND,
+        "name": meta["name"],
+        "uid": meta["uid"],
+        "controller": True,
+        "blockOwnerDeletion": True,
+    }
+
+
+def labels(name: str) -> dict[str, str]:
+    return {
+        "app.kubernetes.io/name": "httpd",
+        "app.kubernetes.io/instance": name,
+        LABEL_MANAGED: MANAGED_BY,
+        LABEL_SERVER: name,
+    }
+
+
+def _utf8(data: bytes) -> str | None:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def configmap(server: Mapping[str, Any], p: Plan) -> dict[str, Any]:
+    """The generated, immutable ConfigMap holding exactly the files the gate tested (named by their hash)."""
+    name = server["metadata"]["name"]
+    data: dict[str, str] = {}
+    binary: dict[str, str] = {}
+    for key, content in p.files.items():
+        text = _utf8(content)
+        if text is None:
+            binary[key] = base64.b64encode(content).decode("ascii")
+        else:
+            data[key] = text
+    body: dict[str, Any] = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {
+            "name": configmap_name(name, p.hash),
+            "namespace": server["metadata"]["namespace"],
+            "labels": labels(name),
+            "annotations": {ANNOTATION_HASH: p.hash},
+            "ownerReferences": [owner_reference(server)],
+        },
+        "immutable": True,
+        "data": data,
+    }
+    if binary:
+        body["binaryData"] = binary
+    return body
+
+
+def deployment(server: Mapping[str, Any], p: Plan) -> dict[str, Any]:
+    """The Deployment: non-root, read-only root filesystem, no capabilities, mounting the generated ConfigMap."""
+    name = server["metadata"]["name"]
+    spec = p.spec
+    ports = [{"name": n, "containerPort": port, "protocol": "TCP"} for n, port in zip(port_names(p), p.ports)]
+    pod_security: dict[str, Any] = {
+        "runAsNonRoot": True,
+        "runAsUser": RUN_AS,
+        "runAsGroup": RUN_AS,
+        "fsGroup": RUN_AS,
+        "seccompProfile": {"type": "RuntimeDefault"},
+    }
+    if any(port < 1024 for port in p.ports):
+        # A safe sysctl (namespaced): lets the non-root httpd bind the 2.2 config's Listen 80.
+        pod_security["sysctls"] = [{"name": "net.ipv4.ip_unprivileged_port_start", "value": "0"}]
+    container: dict[str, Any] = {
+        "name": "httpd",
+        "image": spec.image,
+        "command": ["httpd", "-d", mainconf.SERVER_ROOT, "-f", f"{mainconf.SERVER_ROOT}/{MAIN_KEY}", "-DFOREGROUND"],
+        "ports": ports,
+        "securityContext": {
+            "allowPrivilegeEscalation": False,
+            "readOnlyRootFilesystem": True,
+            "runAsNonRoot": True,
+            "capabilities": {"drop": ["ALL"]},
+        },
+        "readinessProbe": {"tcpSocket": {"port": p.ports[0]}, "periodSeconds": 5},
+        "livenessProbe": {"tcpSocket": {"port": p.ports[0]}, "periodSeconds": 20, "failureThreshold": 6},
+        "volumeMounts": [
+            {"name": "config", "mountPath": mainconf.SERVER_ROOT, "readOnly": True},
+            {"name": "run", "mountPath": mainconf.RUN_DIR},
+            {"name": "logs", "mountPath": "/usr/local/apache2/logs"},
+            {"name": "tmp", "mountPath": "/tmp"},
+        ],
+    }
+    if spec.resources is not None:
+        container["resources"] = spec.resources.model_dump(exclude_none=True)
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {
+            "name": name,
+            "namespace": server["metadata"]["namespace"],
+            "labels": labels(name),
+            "annotations": {ANNOTATION_HASH: p.hash},
+            "ownerReferences": [owner_reference(server)],
+        },
+        "spec": {
+            "replicas": spec.replicas,
+            "revisionHistoryLimit": 5,
+            "selector": {"matchLabels": {LABEL_SERVER: name}},
+            "strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 0, "maxSurge": 1}},
+            "template": {
+                "metadata": {"labels": labels(name), "annotations": {ANNOTATION_HASH: p.hash}},
+                "spec": {
+                    "automountServiceAccountToken": False,
+                    "enableServiceLinks": False,
+                    "securityContext": pod_security,
+                    "containers": [container],
+                    "volumes": [
+                        {"name": "config", "configMap": {"name": configmap_name(name, p.hash)}},
+                        {"name": "run", "emptyDir": {"medium": "Memory", "sizeLimit": "16Mi"}},
+                        {"name": "logs", "emptyDir": {"sizeLimit": "256Mi"}},
+                        {"name": "tmp", "emptyDir": {"sizeLimit": "64Mi"}},
+                    ],
+                },
+            },
+        },
+    }
+
+
+def port_names(p: Plan) -> list[str]:
+    """Unique port names: the spec's names where given and unique, else ``http`` / ``http-<port>``."""
+    given = [port.name for port in p.spec.ports] if p.spec.ports else []
+    names = []
+    for i, port in enumerate(p.ports):
+        name = given[i] if i < len(given) else ("http" if i == 0 else "")
+        if not name or name in names or given.count(name) > 1:
+            name = f"http-{port}"
+        names.append(name[:15])
+    return names
+
+
+def service(server: Mapping[str, Any], p: Plan) -> dict[str, Any]:
+    name = server["metadata"]["name"]
+    return {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {
+            "name": name,
+            "namespace": server["metadata"]["namespace"],
+            "labels": labels(name),
+            "ownerReferences": [owner_reference(server)],
+        },
+        "spec": {
+            "selector": {LABEL_SERVER: name},
+            "ports": [
+                {"name": n, "port": port, "targetPort": port, "protocol": "TCP"}
+                for n, port in zip(port_names(p), p.ports)
+            ],
+        },
+    }
+
+
+# --- status ----------------------------------------------------------------------------------
+
+
+def now() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def condition(type_: str, ok: bool | None, reason: str, message: str = "", generation: int | None = None) -> dict[str, Any]:
+    status = "Unknown" if ok is None else ("True" if ok else "False")
+    return {"type": type_, "status": status, "reason": reason, "message": message[:4000], "observedGeneration": generation}
+
+
+def merge_conditions(old: list[dict[str, Any]] | None, new: list[dict[str, Any]], at: str | None = None) -> list[dict[str, Any]]:
+    """Conditions in the fixed order, keeping ``lastTransitionTime`` where the status did not change."""
+    at = at or now()
+    previous = {c.get("type"): c for c in old or []}
+    merged = {c["type"]: dict(c) for c in new}
+    out = []
+    for type_ in CONDITION_TYPES + tuple(t for t in merged if t not in CONDITION_TYPES):
+        cond = merged.get(type_) or previous.get(type_)
+        if cond is None:
+            continue
+        cond = dict(cond)
+        before = previous.get(type_)
+        if before is not None and before.get("status") == cond["status"] and before.get("lastTransitionTime"):
+            cond["lastTransitionTime"] = before["lastTransitionTime"]
+        else:
+            cond.setdefault("lastTransitionTime", at)
+            if type_ in merged:
+                cond["lastTransitionTime"] = at
+        out.append({k: v for k, v in cond.items() if v is not None})
+    return out
+
+
+def findings_summary(counts: Mapping[str, int], audit: int = 0) -> dict[str, Any]:
+    e, w, i = counts.get("error", 0), counts.get("warning", 0), counts.get("info", 0)
+    text = f"{e}E {w}W {i}I" + (f" {audit}A" if audit else "")
+    return {"error": e, "warning": w, "info": i, "audit": audit, "total": e + w + i + audit, "text": text}
+
+
+def rollout_state(dep: Mapping[str, Any] | None, hash_: str | None) -> tuple[bool, str, dict[str, int]]:
+    """Whether the Deployment runs ``hash_`` on every replica; a reason word; replica counts."""
+    if not dep:
+        return False, "NoDeployment", {"replicas": 0, "readyReplicas": 0, "updatedReplicas": 0}
+    st = dep.get("status") or {}
+    want = (dep.get("spec") or {}).get("replicas", 1)
+    counts = {
+        "replicas": int(st.get("replicas") or 0),
+        "readyReplicas": int(st.get("readyReplicas") or 0),
+        "updatedReplicas": int(st.get("updatedReplicas") or 0),
+    }
+    tmpl = ((dep.get("spec") or {}).get("template") or {}).get("metadata") or {}
+    if hash_ is not None and (tmpl.get("annotations") or {}).get(ANNOTATION_HASH) != hash_:
+        return False, "NotApplied", counts
+    if int(st.get("observedGeneration") or 0) < int((dep.get("metadata") or {}).get("generation") or 0):
+        return False, "Progressing", counts
+    for c in st.get("conditions") or []:
+        if c.get("type") == "Progressing" and c.get("reason") == "ProgressDeadlineExceeded":
+            return False, "ProgressDeadlineExceeded", counts
+    done = (
+        counts["updatedReplicas"] >= want
+        and counts["replicas"] == want
+        and int(st.get("availableReplicas") or 0) >= want
+    )
+    return done, ("Complete" if done else "Progressing"), counts

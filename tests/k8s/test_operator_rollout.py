@@ -1,0 +1,146 @@
+"""Deployment / Service / ConfigMap rendering, status building and the CRD, without a cluster."""
+
+from __future__ import annotations
+
+import base64
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pydantic
+import pytest
+import yaml
+
+from httpd24.k8s import mainconf, rollout
+from httpd24.k8s.models_server import MAIN_KEY, HttpdServerSpec, crd, parse_spec
+
+REPO = Path(__file__).resolve().parents[2]
+SERVER = {"apiVersion": "httpd24.io/v1alpha1", "kind": "HttpdServer",
+          "metadata": {"name": "web", "namespace": "shop", "uid": "u-1", "generation": 3}}
+
+
+def _plan(ports=(8080,), spec=None, files=None) -> rollout.Plan:
+    spec = spec or parse_spec({"configMapRef": {"name": "web-conf"}})
+    files = files or {"httpd.conf": b"ServerName x\n", MAIN_KEY: b"# main\n"}
+    return rollout.Plan(spec=spec, files=files, hash=mainconf.config_hash(files),
+                        modules=mainconf.modules_to_load(["authz_core_module"]), ports=list(ports),
+                        findings={"error": 1, "warning": 2, "info": 0}, migrated=True)
+
+
+def test_spec_defaults_and_validation():
+    spec = parse_spec({"configMapRef": {"name": "c"}})
+    assert (spec.image, spec.replicas, spec.configMapRef.entry, spec.migration, spec.defaults) == (
+        "httpd:2.4", 1, "httpd.conf", "migrated", "keep-2.2")
+    with pytest.raises(pydantic.ValidationError):
+        parse_spec({"configMapRef": {"name": "c"}, "migration": "sometimes"})
+    with pytest.raises(pydantic.ValidationError):
+        parse_spec({"configMapRef": {"name": "c"}, "bogus": 1})
+
+
+def test_deployment_is_owned_hardened_and_mounts_the_hashed_configmap():
+    p = _plan()
+    dep = rollout.deployment(SERVER, p)
+    assert dep["metadata"]["ownerReferences"] == [{
+        "apiVersion": "httpd24.io/v1alpha1", "kind": "HttpdServer", "name": "web", "uid": "u-1",
+        "controller": True, "blockOwnerDeletion": True}]
+    tmpl = dep["spec"]["template"]
+    assert tmpl["metadata"]["annotations"][rollout.ANNOTATION_HASH] == p.hash
+    pod = tmpl["spec"]
+    assert pod["securityContext"]["runAsNonRoot"] is True
+    assert pod["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}
+    assert "sysctls" not in pod["securityContext"]  # 8080 needs no privilege
+    c = pod["containers"][0]
+    assert c["securityContext"] == {"allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True,
+                                    "runAsNonRoot": True, "capabilities": {"drop": ["ALL"]}}
+    assert c["command"][:5] == ["httpd", "-d", "/etc/httpd24", "-f", "/etc/httpd24/httpd24-main.conf"]
+    vols = {v["name"]: v for v in pod["volumes"]}
+    assert vols["config"]["configMap"]["name"] == f"web-{p.hash[:10]}"
+    mounts = {m["mountPath"]: m for m in c["volumeMounts"]}
+    assert mounts["/etc/httpd24"]["readOnly"] is True
+    assert "/run/httpd24" in mounts  # PidFile / DefaultRuntimeDir are writable
+    assert dep["spec"]["strategy"]["rollingUpdate"]["maxUnavailable"] == 0
+
+
+def test_low_port_gets_unprivileged_port_sysctl_and_service_ports():
+    p = _plan(ports=(80, 443))
+    pod = rollout.deployment(SERVER, p)["spec"]["template"]["spec"]
+    assert {"name": "net.ipv4.ip_unprivileged_port_start", "value": "0"} in pod["securityContext"]["sysctls"]
+    svc = rollout.service(SERVER, p)
+    assert [(x["name"], x["port"]) for x in svc["spec"]["ports"]] == [("http", 80), ("http-443", 443)]
+    assert svc["spec"]["selector"] == {rollout.LABEL_SERVER: "web"}
+
+
+def test_any_change_of_a_mounted_file_changes_the_pod_template():
+    a = rollout.deployment(SERVER, _plan(files={"httpd.conf": b"A\n", MAIN_KEY: b"m"}))
+    b = rollout.deployment(SERVER, _plan(files={"httpd.conf": b"A\n", MAIN_KEY: b"m2"}))
+    assert a["spec"]["template"] != b["spec"]["template"]
+
+
+def test_generated_configmap_is_immutable_and_keeps_binary_files():
+    p = _plan(files={"httpd.conf": b"x\n", "logo.png": b"\x89PNG\xff\x00", MAIN_KEY: b"m"})
+    cm = rollout.configmap(SERVER, p)
+    assert cm["immutable"] is True
+    assert cm["metadata"]["name"] == f"web-{p.hash[:10]}"
+    assert base64.b64decode(cm["binaryData"]["logo.png"]) == b"\x89PNG\xff\x00"
+    assert rollout.configmap_files(cm) == p.files  # round trip: what the gate tested is what is stored
+
+
+def test_audit_annotation_forms():
+    assert rollout.audit_count({}) == 0
+    assert rollout.audit_count({rollout.ANNOTATION_AUDIT: "3"}) == 3
+    assert rollout.audit_count({rollout.ANNOTATION_AUDIT: "-1"}) == 0
+    assert rollout.audit_count({rollout.ANNOTATION_AUDIT: json.dumps([{"code": "HT101"}, {"code": "HT501"}])}) == 2
+    assert rollout.audit_count({rollout.ANNOTATION_AUDIT: json.dumps({"error": 1, "warning": 4})}) == 5
+
+
+def test_conditions_keep_transition_time_when_status_is_unchanged():
+    old = [{"type": "ConfigValid", "status": "True", "reason": "ConfigTestPassed", "lastTransitionTime": "2020-01-01T00:00:00Z"},
+           {"type": "Ready", "status": "False", "reason": "ReplicasNotReady", "lastTransitionTime": "2020-01-01T00:00:00Z"}]
+    new = [rollout.condition("ConfigValid", True, "ConfigTestPassed", "ok", 4),
+           rollout.condition("Ready", True, "ReplicasReady", "1/1", 4)]
+    merged = {c["type"]: c for c in rollout.merge_conditions(old, new, at="2030-01-01T00:00:00Z")}
+    assert merged["ConfigValid"]["lastTransitionTime"] == "2020-01-01T00:00:00Z"
+    assert merged["Ready"]["lastTransitionTime"] == "2030-01-01T00:00:00Z"
+    assert merged["Ready"]["observedGeneration"] == 4
+
+
+def test_findings_summary_text():
+    s = rollout.findings_summary({"error": 1, "warning": 2, "info": 3}, audit=4)
+    assert s == {"error": 1, "warning": 2, "info": 3, "audit": 4, "total": 10, "text": "1E 2W 3I 4A"}
+
+
+@pytest.mark.parametrize("dep, done, reason", [
+    pytest.param(None, False, "NoDeployment", id="missing"),
+    pytest.param({"metadata": {"generation": 2}, "spec": {"replicas": 2, "template": {"metadata": {"annotations": {rollout.ANNOTATION_HASH: "h"}}}},
+                  "status": {"observedGeneration": 1}}, False, "Progressing", id="not-observed"),
+    pytest.param({"metadata": {"generation": 2}, "spec": {"replicas": 2, "template": {"metadata": {"annotations": {rollout.ANNOTATION_HASH: "old"}}}},
+                  "status": {"observedGeneration": 2}}, False, "NotApplied", id="other-hash"),
+    pytest.param({"metadata": {"generation": 2}, "spec": {"replicas": 2, "template": {"metadata": {"annotations": {rollout.ANNOTATION_HASH: "h"}}}},
+                  "status": {"observedGeneration": 2, "replicas": 3, "updatedReplicas": 2, "availableReplicas": 2}}, False, "Progressing",
+                 id="old-pod-left"),
+    pytest.param({"metadata": {"generation": 2}, "spec": {"replicas": 2, "template": {"metadata": {"annotations": {rollout.ANNOTATION_HASH: "h"}}}},
+                  "status": {"observedGeneration": 2, "replicas": 2, "updatedReplicas": 2, "availableReplicas": 2, "readyReplicas": 2}},
+                 True, "Complete", id="complete"),
+])
+def test_rollout_state(dep, done, reason):
+    assert rollout.rollout_state(dep, "h")[:2] == (done, reason)
+
+
+def test_crd_schema_matches_the_models():
+    schema = crd()["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
+    spec = schema["properties"]["spec"]
+    assert set(spec["properties"]) == set(HttpdServerSpec.model_fields)
+    assert spec["properties"]["migration"]["enum"] == ["asStored", "migrated"]
+    assert spec["properties"]["image"]["default"] == "httpd:2.4"
+    # structural: no refs, no nulls, no additionalProperties=false anywhere
+    text = json.dumps(schema)
+    assert "$ref" not in text and '"null"' not in text and '"additionalProperties": false' not in text
+    cols = [c["name"] for c in crd()["spec"]["versions"][0]["additionalPrinterColumns"]]
+    assert {"Ready", "Phase", "Findings", "Age"} <= set(cols)
+
+
+def test_committed_crd_equals_generated():
+    proc = subprocess.run([sys.executable, str(REPO / "hack" / "gen_crds.py"), "--check"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert yaml.safe_load((REPO / "crds" / "httpdservers.yaml").read_text()) == crd()
