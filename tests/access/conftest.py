@@ -1,4 +1,7 @@
-"""Shared pieces of the differential access-control tests (real apache2, see httpd24.apache.differential)."""
+"""Shared fixtures of the differential access-control tests (real apache2, see httpd24.apache.differential).
+
+Fixtures rather than imports: several test directories have a conftest.py.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +16,9 @@ def configset(text: str, name: str = "httpd.conf") -> ConfigSet:
     return ConfigSet.from_mapping({name: text}, entry=name)
 
 
-def _access():
+@pytest.fixture(scope="session")
+def access():
+    """The translator package (translate, normalize_22)."""
     access = pytest.importorskip("httpd24.access", reason="httpd24.access (the translator) is not there yet")
     for fn in ("translate", "normalize_22"):
         if not hasattr(access, fn):
@@ -21,32 +26,36 @@ def _access():
     return access
 
 
-@pytest.fixture(scope="session")
-def access():
-    """The translator package (translate, normalize_22)."""
-    return _access()
+@pytest.fixture
+def translation_cases(access):
+    """[(label, 2.2 text)] -> [Case(reference=normalize_22(original), candidate=translate(original))].
 
-
-def translation_cases(access, items: list[tuple[str, str]], name: str = "httpd.conf") -> list[differential.Case]:
-    """(label, 2.2 text) -> Case(reference=normalize_22(original), candidate=translate(original)).
-
-    A translator that raises is turned into a candidate that cannot start, so
-    the failure is reported against the case with the exception text.
+    A translator that raises becomes a candidate that cannot start, so the
+    failure is reported against its case with the exception text.
     """
-    cases = []
-    for label, text in items:
-        original = configset(text, name)
-        reference = access.normalize_22(configset(text, name))
-        try:
-            candidate = access.translate(original)
-        except Exception as e:  # noqa: BLE001 - reported as the case's failure
-            candidate = f"TranslatorRaised {type(e).__name__}: {e}\n"
-        cases.append(differential.Case(label, reference, candidate))
-    return cases
+
+    def build(items, name: str = "httpd.conf"):
+        cases = []
+        for label, text in items:
+            files = text if isinstance(text, dict) else {name: text}
+            entry = name if name in files else next(iter(files))
+            reference = access.normalize_22(ConfigSet.from_mapping(files, entry=entry))
+            try:
+                candidate = access.translate(ConfigSet.from_mapping(files, entry=entry))
+            except Exception as e:  # noqa: BLE001 - reported as the case's failure
+                candidate = f"TranslatorRaised {type(e).__name__}: {str(e)[:300]!r}\n"
+            cases.append(differential.Case(label, reference, candidate))
+        return cases
+
+    return build
 
 
-def assert_all_ok(reports: list[differential.VerifyReport], what: str = "") -> None:
-    bad = [r for r in reports if not r.ok]
-    if bad:
-        text = "\n\n".join(r.format(limit=12) for r in bad[:8])
-        pytest.fail(f"{len(bad)} of {len(reports)} {what} configurations differ:\n{text}", pytrace=False)
+@pytest.fixture
+def assert_all_ok():
+    def check(reports, what: str = "") -> None:
+        bad = [r for r in reports if not r.ok]
+        if bad:
+            text = "\n\n".join(r.format(limit=12) for r in bad[:8])
+            pytest.fail(f"{len(bad)} of {len(reports)} {what} configurations differ:\n{text}", pytrace=False)
+
+    return check

@@ -1,0 +1,144 @@
+"""Hand-written 2.2 access-control cases, translated by httpd24.access and proven on real apache2.
+
+Reference: normalize_22(original) on apache2 + mod_access_compat; candidate:
+translate(original) on apache2 without it; every status of the request matrix
+must match (httpd24.apache.differential).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from httpd24.apache import differential
+from httpd24.config import ConfigSet
+from test_differential_harness import AUTH, DOCROOT, RULE6, STATUS_22
+
+pytestmark = pytest.mark.apache
+
+GROUPS = "    AuthGroupFile /etc/httpd/groups\n"
+
+
+def configset(text: str) -> ConfigSet:
+    return ConfigSet.from_mapping({"httpd.conf": text}, entry="httpd.conf")
+
+
+def _forms() -> list[tuple[str, str]]:
+    out = []
+    for item in differential.ADDRESS_ITEMS:
+        out.append((f"allow,deny Allow from {item}",
+                    DOCROOT + f"<Directory /srv/www>\n    Order allow,deny\n    Allow from {item}\n</Directory>\n"))
+        out.append((f"deny,allow Deny from {item}",
+                    DOCROOT + f"<Directory /srv/www>\n    Order deny,allow\n    Deny from {item}\n</Directory>\n"))
+    out += [
+        ("mutual-failure", DOCROOT + "<Directory /srv/www>\n    Order mutual-failure\n    Allow from 127.0.0\n"
+         "    Deny from 127.0.0.2\n</Directory>\n"),
+        ("allow,deny both", DOCROOT + "<Directory /srv/www>\n    Order allow,deny\n    Allow from 127.0.0\n"
+         "    Deny from 127.0.0.2 env=HTTPD24_A\n</Directory>\n"),
+        ("deny,allow both", DOCROOT + "<Directory /srv/www>\n    Order deny,allow\n    Deny from all\n"
+         "    Allow from 127.0.0.2 127.1 env=HTTPD24_A\n</Directory>\n"),
+        ("deny,allow env=!", DOCROOT + "<Directory /srv/www>\n    Order deny,allow\n    Deny from env=!HTTPD24_A\n"
+         "    Allow from 127.0.0.9\n</Directory>\n"),
+        ("allow,deny alone denies all", DOCROOT + "<Directory /srv/www>\n    Order allow,deny\n</Directory>\n"),
+        ("deny,allow alone allows all", DOCROOT + "<Directory />\n    Order deny,allow\n    Deny from all\n</Directory>\n"
+         "<Directory /srv/www>\n    Order deny,allow\n</Directory>\n"),
+        ("case-insensitive keywords", DOCROOT + "<Directory /srv/www>\n    order Allow,Deny\n    allow FROM ALL\n"
+         "    DENY from 127.0.0.2\n</Directory>\n"),
+        ("several Allow lines", DOCROOT + "<Directory /srv/www>\n    Order allow,deny\n    Allow from 127.0.0.1\n"
+         "    Allow from 127.1.2.3\n    Deny from 127.0.0.0/255.255.255.0\n</Directory>\n"),
+    ]
+    return out
+
+
+SATISFY = [
+    ("satisfy any + deny all + auth", DOCROOT + f"<Directory /srv/www>\n    Order deny,allow\n    Deny from all\n"
+     f"    Allow from 127.0.0.2\n{AUTH}    Require user alice\n    Satisfy Any\n</Directory>\n"),
+    ("satisfy all + group", DOCROOT + f"<Directory /srv/www>\n    Order allow,deny\n    Allow from 127.0.0\n"
+     f"{AUTH}{GROUPS}    Require group admins\n    Satisfy All\n</Directory>\n"),
+    ("satisfy any, no host rules", DOCROOT + f"<Directory /srv/www>\n{AUTH}    Require valid-user\n    Satisfy any\n</Directory>\n"),
+    ("satisfy any + deny all, no Require", DOCROOT + "<Directory /srv/www>\n    Order deny,allow\n    Deny from all\n"
+     "    Satisfy Any\n</Directory>\n"),
+    ("authtype without require", DOCROOT + f"<Directory /srv/www>\n{AUTH}</Directory>\n"),
+    ("require user list", DOCROOT + f"<Directory /srv/www>\n{AUTH}    Require user bob carol\n</Directory>\n"),
+    ("require env deny + satisfy any", DOCROOT + f"<Directory /srv/www>\n    Order allow,deny\n    Allow from env=HTTPD24_A\n"
+     f"{AUTH}    Require valid-user\n    Satisfy any\n</Directory>\n"),
+]
+
+LIMIT = [
+    ("limit post auth", DOCROOT + f"<Directory /srv/www>\n{AUTH}    <Limit POST PUT>\n        Require valid-user\n"
+     "    </Limit>\n</Directory>\n"),
+    ("limitexcept get deny", DOCROOT + "<Directory /srv/www>\n    <LimitExcept GET>\n        Order deny,allow\n"
+     "        Deny from all\n    </LimitExcept>\n</Directory>\n"),
+    ("limit with host rules", DOCROOT + "<Directory /srv/www>\n    Order allow,deny\n    Allow from all\n"
+     "    <Limit DELETE>\n        Order deny,allow\n        Deny from all\n        Allow from 127.0.0.1\n    </Limit>\n</Directory>\n"),
+    ("limit satisfy any", DOCROOT + f"<Location /a>\n{AUTH}    Require valid-user\n    Order deny,allow\n    Deny from all\n"
+     "    Allow from 127.0.0.1\n    <Limit GET>\n        Satisfy Any\n    </Limit>\n</Location>\n"),
+]
+
+INHERITANCE = [
+    ("child only Satisfy", DOCROOT + f"<Directory /srv/www>\n    Order deny,allow\n    Deny from all\n    Allow from 127.0.0.1\n"
+     f"{AUTH}    Require valid-user\n</Directory>\n<Directory /srv/www/a>\n    Satisfy Any\n</Directory>\n"),
+    ("child drops inherited Satisfy Any", DOCROOT + f"<Directory /srv/www>\n    Order allow,deny\n    Allow from 127.0.0.1\n"
+     f"    Satisfy Any\n{AUTH}    Require valid-user\n</Directory>\n<Directory /srv/www/a>\n    Order allow,deny\n"
+     "    Allow from 127.0.0.2\n</Directory>\n"),
+    ("parent address rules, child Require", DOCROOT + "<Directory /srv/www>\n    Order deny,allow\n    Deny from 127.0.0.2\n"
+     f"</Directory>\n<Directory /srv/www/a>\n{AUTH}    Require valid-user\n</Directory>\n"),
+    ("child replaces Require", DOCROOT + f"<Directory /srv/www>\n{AUTH}{GROUPS}    Require group admins\n</Directory>\n"
+     "<Directory /srv/www/a>\n    Require user bob\n</Directory>\n"),
+    ("location after directory", DOCROOT + "<Directory /srv/www>\n    Order deny,allow\n    Deny from 127.0.0.9\n"
+     "</Directory>\n<Location /a>\n    Order allow,deny\n    Allow from 127.0.0\n</Location>\n"),
+    ("files in directory", DOCROOT + "<Directory /srv/www>\n    Order allow,deny\n    Allow from all\n"
+     "    <Files secret.txt>\n        Order allow,deny\n        Deny from all\n    </Files>\n</Directory>\n"),
+    ("filesmatch", DOCROOT + "<FilesMatch \"\\.log$\">\n    Order deny,allow\n    Deny from all\n    Allow from 127.0.0.1\n"
+     "</FilesMatch>\n"),
+    ("directory root deny, docroot allow", DOCROOT + "<Directory />\n    Order deny,allow\n    Deny from all\n</Directory>\n"
+     "<Directory /srv/www>\n    Order allow,deny\n    Allow from all\n</Directory>\n<Directory /srv/www/c>\n"
+     "    Order deny,allow\n    Deny from all\n    Allow from 127.1\n</Directory>\n"),
+    ("three levels", DOCROOT + f"<Directory /srv/www>\n{AUTH}    Require valid-user\n    Order allow,deny\n"
+     "    Allow from 127.0.0\n    Satisfy any\n</Directory>\n<Directory /srv/www/a>\n    Order deny,allow\n"
+     "    Deny from 127.0.0.1\n</Directory>\n<Directory /srv/www/a/b>\n    Require user carol\n</Directory>\n"),
+    ("locationmatch", DOCROOT + "<LocationMatch \"^/c/\">\n    Order allow,deny\n    Allow from 127.0.0.2\n</LocationMatch>\n"),
+    ("directorymatch", DOCROOT + "<DirectoryMatch \"^/srv/www/a/\">\n    Order deny,allow\n    Deny from 127.1\n"
+     "</DirectoryMatch>\n"),
+    ("virtual host", DOCROOT + "<VirtualHost *:80>\n    DocumentRoot /srv/www\n    <Location /c>\n        Order deny,allow\n"
+     "        Deny from all\n    </Location>\n</VirtualHost>\n"),
+]
+
+
+@pytest.mark.parametrize("group", ["forms", "satisfy", "limit", "inheritance", "spec"])
+def test_translation_matches(httpd, translation_cases, assert_all_ok, group):
+    items = {
+        "forms": _forms(),
+        "satisfy": SATISFY,
+        "limit": LIMIT,
+        "inheritance": INHERITANCE,
+        "spec": [(f"spec §5.2 rule 6 {k}", DOCROOT + v[0]) for k, v in RULE6.items()] + [("spec §4 server-status", STATUS_22)],
+    }[group]
+    reports = differential.compare_many(translation_cases(access, items), httpd=httpd)
+    assert all(r.requests for r in reports if r.ok)
+    assert_all_ok(reports, group)
+
+
+def test_server_status_translated_logs(httpd, access):
+    original = configset(STATUS_22)
+    report = differential.compare(access.normalize_22(configset(STATUS_22)), access.translate(original),
+                                  name="server-status", httpd=httpd)
+    assert report.ok, report.format()
+    got = {q.source: b for q, (_a, b) in report.statuses.items() if q.path == "/server-status" and q.user is None}
+    assert got == {"127.0.0.1": 200, "127.0.0.2": 403, "127.0.0.9": 403, "127.1.2.3": 403}
+    logs = differential.last_logs()
+    assert re.search(r'^127\.0\.0\.9 - - \[[^]]+\] "GET /server-status HTTP/1\.1" 403 ', logs["cand_access"], re.M)
+    assert re.search(r'^127\.0\.0\.1 - - \[[^]]+\] "GET /server-status HTTP/1\.1" 200 ', logs["cand_access"], re.M)
+    assert re.search(r"AH01797: client denied by server configuration: \S*/server-status", logs["ref_error"])
+    assert re.search(r"AH01630: client denied by server configuration: \S*/server-status", logs["cand_error"])
+
+
+def test_hybrid_ah01797_example(httpd, access):
+    """Spec §5.2 rule 4: the migration must keep today's answer (403 for every client)."""
+    hybrid = ("<Directory />\n    AllowOverride None\n    Order deny,allow\n    Deny from all\n</Directory>\n"
+              "<Location /server-status>\n    SetHandler server-status\n    Require local\n</Location>\n")
+    report = differential.compare(access.normalize_22(configset(hybrid)), access.translate(configset(hybrid)),
+                                  name="AH01797 example", httpd=httpd)
+    assert report.ok, report.format()
+    assert {b for q, (_a, b) in report.statuses.items() if q.path == "/server-status"} == {403}
