@@ -1,0 +1,221 @@
+"""kopf glue for the admission webhooks: kwargs in, :mod:`httpd24.k8s.review` decision out.
+
+* ``@kopf.on.mutate`` / ``@kopf.on.validate`` on ConfigMaps labelled ``httpd24.io/config: "true"``
+  (handler ids are the URL paths, :data:`~httpd24.k8s.webhooks.MUTATE_ID` / ``VALIDATE_ID``);
+  no side effects: dry-run requests get the same answer and nothing is written anywhere.
+* Namespace labels and HttpdPolicies come from two kopf indexes (watched, in memory), so a
+  request costs no API call.
+* :class:`Server`: kopf's WebhookServer (HTTPS from files, re-read when they change) plus
+  request validation (400 with a reason for malformed AdmissionReviews), an allow-with-warning
+  for other kinds, the duration histogram and readiness.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import aiohttp.web
+import kopf
+
+from . import metrics, review
+from .review import LABEL_CONFIG, Mode
+from .review_policy import PolicyRule, configmap_mode, namespace_mode
+from .webhooks import MUTATE_ID, VALIDATE_ID
+
+log = logging.getLogger("httpd24.admission")
+
+#: Configs larger than this are reviewed in a thread so the event loop keeps answering probes.
+THREAD_THRESHOLD = 256 * 1024
+
+
+@dataclass
+class Config:
+    default_mode: Mode = review.DEFAULT_MODE
+    excluded_namespaces: frozenset[str] = field(default_factory=lambda: frozenset({"kube-system"}))
+
+
+CONFIG = Config()
+
+
+# -- indexes: what namespaces and policies say, kept in memory ---------------------------------------------
+@kopf.index("namespaces")
+def httpd24_namespaces(name: str, labels: Mapping[str, str], **_: Any) -> dict[str, dict[str, str]]:
+    return {name: dict(labels)}
+
+
+@kopf.index("httpd24.io", "v1alpha1", "httpdpolicies")
+def httpd24_policies(name: str, spec: Mapping[str, Any], **_: Any) -> dict[str, PolicyRule]:
+    return {name: PolicyRule.from_body(name, spec)}
+
+
+def _first(index: Any, key: str) -> Any:
+    try:
+        store = index.get(key)
+    except Exception:  # an index that is not ready yet
+        return None
+    return next(iter(store), None) if store is not None else None
+
+
+def _policies(index: Any) -> list[PolicyRule]:
+    try:
+        return [rule for store in index.values() for rule in store]
+    except Exception:
+        return []
+
+
+def effective_mode(namespace: str, body: Mapping[str, Any], namespaces: Any, policies: Any):
+    labels = _first(namespaces, namespace) if namespaces is not None else None
+    ns = namespace_mode(
+        namespace, labels, _policies(policies) if policies is not None else [],
+        default=CONFIG.default_mode, excluded=CONFIG.excluded_namespaces,
+    )
+    annotations = (body.get("metadata") or {}).get("annotations") or {}
+    mode, defaults, notes = configmap_mode(ns, annotations)
+    if labels is None and not ns.excluded:
+        log.debug("namespace %s not indexed yet; mode from policies/default", namespace)
+    return ns, mode, defaults, notes
+
+
+def modes_snapshot(namespaces: Any, policies: Any) -> dict[str, Any]:
+    out = {}
+    try:
+        names = list(namespaces.keys())
+    except Exception:
+        names = []
+    for name in names:
+        ns = namespace_mode(
+            name, _first(namespaces, name), _policies(policies),
+            default=CONFIG.default_mode, excluded=CONFIG.excluded_namespaces,
+        )
+        out[name] = {"mode": str(ns.mode), "source": ns.source, "defaults": ns.defaults, "excluded": ns.excluded}
+    return out
+
+
+# -- handlers --------------------------------------------------------------------------------------------------
+async def _decide(stage: review.Stage, body, namespace, name, operation, dryrun, indexes) -> review.Decision | None:
+    if operation not in ("CREATE", "UPDATE"):
+        return None
+    ns, mode, defaults, notes = effective_mode(namespace or "", body, *indexes)
+    metrics.STATE.modes = lambda: modes_snapshot(*indexes)
+    webhook = VALIDATE_ID if stage == "validate" else MUTATE_ID
+    if ns.excluded:
+        metrics.DECISIONS.labels(webhook, "excluded", "skipped", str(bool(dryrun)).lower()).inc()
+        return None
+    size = sum(len(v) for v in (body.get("data") or {}).values() if isinstance(v, str))
+    size += sum(len(v) for v in (body.get("binaryData") or {}).values() if isinstance(v, str))
+    call = lambda: review.review(  # noqa: E731
+        body, mode=mode, stage=stage, notes=notes, defaults=defaults, name=name, namespace=namespace
+    )
+    decision = await asyncio.to_thread(call) if size > THREAD_THRESHOLD else call()
+    dry = str(bool(dryrun)).lower()
+    metrics.DECISIONS.labels(webhook, str(mode), decision.result, dry).inc()
+    if stage == "validate":
+        for finding in decision.findings:
+            metrics.FINDINGS.labels(finding.code, str(mode)).inc()
+    else:
+        for finding in decision.applied:
+            metrics.MIGRATED.labels(finding.code).inc()
+    metrics.STATE.log_request(
+        webhook=webhook, namespace=namespace, name=name, operation=operation, dry_run=bool(dryrun),
+        mode=str(mode), mode_source=ns.source, result=decision.result, findings=len(decision.findings),
+    )
+    return decision
+
+
+@kopf.on.mutate("configmaps", id=MUTATE_ID, labels={LABEL_CONFIG: "true"}, side_effects=False)
+async def mutate_configmap(
+    body, patch, warnings, dryrun, operation, namespace, name, httpd24_namespaces, httpd24_policies, **_
+) -> None:
+    raw = dict(body)
+    decision = await _decide(
+        "mutate", raw, namespace, name, operation, dryrun, (httpd24_namespaces, httpd24_policies)
+    )
+    if decision is None:
+        return
+    warnings.extend(decision.warnings)
+    if not decision.allowed:
+        raise kopf.AdmissionError(decision.message, code=403)
+    for key, value in decision.data.items():
+        patch.setdefault("data", {})[key] = value
+    for key, value in decision.binary_data.items():
+        patch.setdefault("binaryData", {})[key] = value
+    current = ((raw.get("metadata") or {}).get("annotations")) or {}
+    changes = {k: v for k, v in decision.annotations.items() if current.get(k) != v}
+    if changes:
+        patch.setdefault("metadata", {}).setdefault("annotations", {}).update(changes)
+
+
+@kopf.on.validate("configmaps", id=VALIDATE_ID, labels={LABEL_CONFIG: "true"}, side_effects=False)
+async def validate_configmap(
+    body, warnings, dryrun, operation, namespace, name, httpd24_namespaces, httpd24_policies, **_
+) -> None:
+    decision = await _decide(
+        "validate", dict(body), namespace, name, operation, dryrun, (httpd24_namespaces, httpd24_policies)
+    )
+    if decision is None:
+        return
+    warnings.extend(decision.warnings)
+    if not decision.allowed:
+        raise kopf.AdmissionError(decision.message, code=403)
+
+
+# -- serving ---------------------------------------------------------------------------------------------------------
+class Server(kopf.WebhookServer):
+    """kopf's HTTPS webhook server with request checks, metrics and readiness.
+
+    ``on_listen`` callbacks (async, given kopf's client config) run each time the server
+    (re)starts listening, e.g. after the certificate files changed: ``--manage-webhooks``
+    re-applies the configurations there, so a new CA reaches the caBundle.
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.on_listen: list[Any] = []
+
+    async def __call__(self, fn):  # type: ignore[override]
+        async for client_config in super().__call__(fn):
+            for callback in self.on_listen:
+                await callback(dict(client_config))
+            metrics.STATE.ready = True
+            log.info("webhooks listening at %s", client_config.get("url"))
+            yield client_config
+
+    async def _serve(self, fn, request: aiohttp.web.Request) -> aiohttp.web.Response:  # type: ignore[override]
+        webhook = request.match_info.get("id") or ""
+        started = time.perf_counter()
+        try:
+            try:
+                data = json.loads(await request.text())
+            except (ValueError, UnicodeDecodeError) as error:
+                return _bad_request(f"the body is not JSON: {error}")
+            reason = review.check_review(data)
+            if reason is not None:
+                return _bad_request(reason)
+            if webhook not in (VALIDATE_ID, MUTATE_ID):
+                metrics.BAD_REQUESTS.labels("unknown-path").inc()
+                return aiohttp.web.json_response(
+                    {"error": f"no webhook at /{webhook}; use /{VALIDATE_ID} or /{MUTATE_ID}"}, status=404
+                )
+            if not review.is_configmap_request(data):
+                metrics.BAD_REQUESTS.labels("other-kind").inc()
+                return aiohttp.web.json_response(review.other_kind_response(data))
+            sslpeer = request.transport.get_extra_info("peercert") if request.transport else None
+            try:
+                answer = await fn(data, webhook=webhook, sslpeer=sslpeer, headers=dict(request.headers))
+            except Exception as error:  # kopf's own request errors (resource unknown, data missing)
+                log.exception("admission request %s failed", data["request"].get("uid"))
+                return aiohttp.web.json_response({"error": f"{type(error).__name__}: {error}"}, status=400)
+            return aiohttp.web.json_response(answer)
+        finally:
+            metrics.ADMISSION_DURATION.labels(webhook or "-").observe(time.perf_counter() - started)
+
+
+def _bad_request(reason: str) -> aiohttp.web.Response:
+    metrics.BAD_REQUESTS.labels("malformed").inc()
+    metrics.STATE.log_request(webhook="-", result="bad-request", reason=reason)
+    return aiohttp.web.json_response({"error": reason}, status=400, reason="Bad Request")
