@@ -1,0 +1,359 @@
+"""The 2.2 lock directives AcceptMutex, LockFile, RewriteLock and SSLMutex, replaced in 2.4
+by ``Mutex mechanism[:directory] mutex-name`` (mpm-accept, rewrite-map, ssl-cache).
+
+Two facts drive the fixes (both checked against the real 2.4 ``apache2 -t``):
+
+* a 2.2 lock path names a *file*; 2.4's ``Mutex`` takes a *directory* ("Invalid
+  Mutex directory in argument fcntl:/x/accept.lock") that must exist when httpd
+  starts; both resolve a relative path against ServerRoot;
+* 2.4's event MPM has no accept mutex ("Mutex type mpm-accept is not valid");
+  only prefork and worker register ``mpm-accept``.
+"""
+
+from __future__ import annotations
+
+from ..config import edit, module_identifier
+from ..engine import Applicability, Rule, Severity, register
+from ._ht1xx import directory_of, quote
+
+#: 2.2 AcceptMutex values (mpm_common.c, case-insensitive).
+ACCEPT_MECHANISMS = ("default", "flock", "fcntl", "posixsem", "pthread", "sysvsem")
+#: Mechanisms whose lock lives in a file, or may (APR's default is file-based on some systems).
+FILE_MECHANISMS = ("default", "yes", "flock", "fcntl", "file")
+#: 2.2.x SSLMutex / ap_parse_mutex mechanisms (2.4's Mutex parses the same words).
+SSL_MECHANISMS = ("default", "yes", "flock", "fcntl", "file", "posixsem", "sysvsem", "sem", "pthread")
+
+_MPMS = {
+    "mpm_prefork_module": "prefork",
+    "mpm_worker_module": "worker",
+    "mpm_event_module": "event",
+    "mpm_winnt_module": "winnt",
+    "mpm_netware_module": "netware",
+    "mpmt_os2_module": "os2",
+}
+
+
+def _mpm(ctx, item) -> str | None:
+    """The MPM the item is read under: an enclosing positive <IfModule> on an MPM, else the one
+    MPM the configuration loads, else the one the target names; None when unknown."""
+    for section in reversed(item.context):
+        if section.key == "ifmodule" and section.args and not section.args[0].startswith("!"):
+            mpm = _MPMS.get(module_identifier(section.args[0]))
+            if mpm:
+                return mpm
+    for modules in (ctx.view.loaded_modules, ctx.target.modules or ()):
+        found = {_MPMS[m] for m in modules if m in _MPMS}
+        if len(found) == 1:
+            return found.pop()
+    return None
+
+
+def _mechanism_arg(mechanism: str, directory: str | None) -> str:
+    if directory and mechanism in FILE_MECHANISMS:
+        return f"{mechanism}:{directory}"
+    return mechanism
+
+
+def _accept_text(doc, mechanism: str, directory: str | None, mpm: str | None) -> str:
+    """The 2.4 lines for the accept mutex under ``mpm`` ("" when that MPM has none)."""
+    if mpm == "event":
+        return ""
+    line = f"Mutex {quote(_mechanism_arg(mechanism, directory))} mpm-accept"
+    if mpm in ("prefork", "worker"):
+        return line
+    return f"<IfModule !mpm_event_module>\n{edit.indent_unit(doc)}{line}\n</IfModule>"
+
+
+def _rewrite(node, text: str) -> None:
+    if text:
+        edit.replace(node, text)
+    else:
+        edit.remove(node)
+
+
+class _AcceptJob:
+    """Every AcceptMutex and LockFile of the configuration, converted in one edit.
+
+    LockFile only gives the directory of the accept lock, AcceptMutex only its
+    mechanism: converting one without the other would lose the directory or
+    let a ``Mutex default:dir`` override the mechanism. So every finding of
+    HT109/HT110 carries the same whole job, and the fix loop applies it once.
+    """
+
+    def __init__(self, ctx):
+        self.accepts = [i for i in ctx.items("acceptmutex")
+                        if len(i.node.args) == 1 and i.node.args[0].lower() in ACCEPT_MECHANISMS]
+        self.locks = [i for i in ctx.items("lockfile") if len(i.node.args) == 1]
+        self.directory = directory_of(self.locks[-1].node.args[0]) if self.locks else None
+        self.edits: list[tuple[object, str]] = []
+        for item in self.accepts:
+            mechanism = item.node.args[0].lower()
+            self.edits.append((item.node, _accept_text(item.document, mechanism, self.directory, _mpm(ctx, item))))
+        if self.locks:
+            survivors = () if self.accepts else (self.locks[-1],)
+            for item in self.locks:
+                text = _accept_text(item.document, "default", self.directory, _mpm(ctx, item)) if item in survivors else ""
+                self.edits.append((item.node, text))
+
+    def text_for(self, node) -> str:
+        return next(text for n, text in self.edits if n is node)
+
+    def fix(self, rule):
+        edits = list(self.edits)
+
+        def apply() -> None:
+            for node, text in edits:
+                _rewrite(node, text)
+
+        return rule.fix("convert AcceptMutex/LockFile to Mutex ... mpm-accept", Applicability.SAFE, apply,
+                        *(node for node, _ in edits))
+
+
+_EVENT_NOTE = "2.4's event MPM has no accept mutex"
+
+
+def _accept_message(text: str) -> str:
+    if not text:
+        return _EVENT_NOTE + ": remove it"
+    if text.startswith("<IfModule"):
+        return "use " + text.splitlines()[1].strip() + " (only prefork and worker have it; " + _EVENT_NOTE + ")"
+    return "use " + text
+
+
+@register
+class AcceptMutex(Rule):
+    """
+    ## What it does
+    Finds `AcceptMutex`.
+
+    ## Why is this bad?
+    2.4 has no `AcceptMutex` (start-up fails). The accept mutex of the
+    prefork and worker MPMs is set with `Mutex mechanism mpm-accept`; its
+    lock file goes in the *directory* given after the mechanism. 2.4's event
+    MPM has no accept mutex at all, and refuses `Mutex ... mpm-accept`.
+
+    ## Example
+    ```apache
+    AcceptMutex fcntl
+    LockFile /var/lock/apache2/accept.lock
+    ```
+
+    ## Use instead
+    ```apache
+    <IfModule !mpm_event_module>
+        Mutex fcntl:/var/lock/apache2 mpm-accept
+    </IfModule>
+    ```
+
+    ## Fix safety
+    Safe. The mechanism is kept (2.2 and 2.4 use the same names), and the
+    directory of the last `LockFile` goes with it for file-based mechanisms
+    (`default`, `flock`, `fcntl`; 2.2 ignored LockFile for the others).
+    When the MPM is known (an enclosing `<IfModule mpm_prefork_module>` or
+    `prefork.c`, a single MPM loaded, or the target's), the line is written
+    plainly for prefork/worker and dropped for event; when it is not, it is
+    wrapped in `<IfModule !mpm_event_module>`, which keeps every MPM
+    starting. AcceptMutex and LockFile are converted together (HT110).
+    """
+
+    code = "HT109"
+    name = "accept-mutex"
+    severity = Severity.ERROR
+    summary = "AcceptMutex is replaced by Mutex ... mpm-accept"
+    fix_availability = "always"
+    directives = ("acceptmutex",)
+
+    def check(self, ctx, item):
+        node = item.node
+        if len(node.args) != 1 or node.args[0].lower() not in ACCEPT_MECHANISMS:
+            yield self.finding(item, f"AcceptMutex is not in 2.4 (start-up fails), and '{' '.join(node.args)}' is "
+                                     "not a 2.2 mechanism either; write Mutex <mechanism> mpm-accept")
+            return
+        job = _AcceptJob(ctx)
+        text = job.text_for(node)
+        yield self.finding(
+            item,
+            f"AcceptMutex is not in 2.4 (start-up fails): {_accept_message(text)}",
+            replacement=text.replace("\n", " ").replace("    ", " ") if text else "",
+            fix=job.fix(self),
+        )
+
+
+@register
+class LockFile(Rule):
+    """
+    ## What it does
+    Finds `LockFile`.
+
+    ## Why is this bad?
+    2.4 has no `LockFile` (start-up fails). It named the accept lock *file*
+    of 2.2 (the PID was appended); 2.4's `Mutex mechanism:directory
+    mpm-accept` takes the *directory* the lock file is created in, and
+    refuses a path that is not an existing directory.
+
+    ## Example
+    ```apache
+    LockFile ${APACHE_LOCK_DIR}/accept.lock
+    ```
+
+    ## Use instead
+    ```apache
+    <IfModule !mpm_event_module>
+        Mutex default:${APACHE_LOCK_DIR} mpm-accept
+    </IfModule>
+    ```
+
+    ## Fix safety
+    Safe: the lock goes in the same directory (a bare file name was relative
+    to ServerRoot in 2.2, and a relative directory is in 2.4, so it becomes
+    `.`), with 2.2's default mechanism unless an `AcceptMutex` names one
+    (then the line is folded into that conversion, HT109). The MPM rules are
+    those of HT109: no accept mutex on event, so nothing is written there.
+    """
+
+    code = "HT110"
+    name = "lock-file"
+    severity = Severity.ERROR
+    summary = "LockFile is replaced by Mutex ...:directory mpm-accept"
+    fix_availability = "always"
+    directives = ("lockfile",)
+
+    def check(self, ctx, item):
+        node = item.node
+        if len(node.args) != 1:
+            return
+        job = _AcceptJob(ctx)
+        text = job.text_for(node)
+        if job.accepts:
+            message = (f"LockFile is not in 2.4 (start-up fails): its directory {job.directory} moves into the "
+                       "Mutex line that replaces AcceptMutex; remove it")
+        elif node is not job.locks[-1].node:
+            message = "LockFile is not in 2.4 (start-up fails); a later LockFile overrides this one: remove it"
+        else:
+            message = (f"LockFile is not in 2.4 (start-up fails), and 2.4 takes the lock's directory, not a file: "
+                       f"{_accept_message(text)}")
+        yield self.finding(item, message, replacement=text.replace("\n", " ").replace("    ", " "), fix=job.fix(self))
+
+
+@register
+class RewriteLock(Rule):
+    """
+    ## What it does
+    Finds `RewriteLock`.
+
+    ## Why is this bad?
+    2.4's mod_rewrite has no `RewriteLock` (start-up fails). The lock that
+    serialises `RewriteMap prg:` programs is the `rewrite-map` mutex, set
+    with `Mutex mechanism:directory rewrite-map`; 2.4 always creates it when
+    a prg map is used.
+
+    ## Example
+    ```apache
+    RewriteLock /var/run/apache2/rewrite_lock
+    ```
+
+    ## Use instead
+    ```apache
+    Mutex default:/var/run/apache2 rewrite-map
+    ```
+
+    ## Fix safety
+    Safe: 2.2 created this lock with APR's default mechanism in the named
+    file; `default:` plus the file's directory does the same in 2.4 (the
+    directory must exist, as the file's directory had to).
+    """
+
+    code = "HT111"
+    name = "rewrite-lock"
+    severity = Severity.ERROR
+    summary = "RewriteLock is replaced by Mutex ...:directory rewrite-map"
+    fix_availability = "always"
+    directives = ("rewritelock",)
+
+    def check(self, ctx, item):
+        node = item.node
+        if len(node.args) != 1:
+            return
+        text = f"Mutex {quote('default:' + directory_of(node.args[0]))} rewrite-map"
+        yield self.finding(
+            item,
+            f"RewriteLock is not in 2.4 (start-up fails), and 2.4 takes the lock's directory, not a file: use {text}",
+            replacement=text,
+            fix=self.fix(f"replace RewriteLock by {text}", Applicability.SAFE, lambda: edit.replace(node, text), node),
+        )
+
+
+@register
+class SSLMutex(Rule):
+    """
+    ## What it does
+    Finds `SSLMutex`.
+
+    ## Why is this bad?
+    2.4's mod_ssl has no `SSLMutex` (start-up fails). The session-cache lock
+    is the `ssl-cache` mutex: `Mutex mechanism[:directory] ssl-cache`. 2.2's
+    path named a *file*; 2.4's names the directory, which must exist. 2.4
+    refuses `none` for this mutex ("None is not allowed for mutex type
+    ssl-cache") and creates it only when the session cache needs one.
+
+    ## Example
+    ```apache
+    SSLMutex file:/var/run/apache2/ssl_mutex
+    SSLMutex sem
+    ```
+
+    ## Use instead
+    ```apache
+    Mutex file:/var/run/apache2 ssl-cache
+    Mutex sem ssl-cache
+    ```
+
+    ## Fix safety
+    Safe. 2.2.x parsed `SSLMutex` with the same `ap_parse_mutex` as 2.4's
+    `Mutex`, so each mechanism word keeps its meaning (`yes` = `default`,
+    `file` = fcntl or flock, `sem` = posixsem or sysvsem); only the path
+    changes, from the file to its directory, and it is kept only for
+    mechanisms that use a file (`default`, `flock`, `fcntl`, `file`): 2.2
+    ignored it for semaphores and pthread, and 2.4 would check it as a
+    directory. `none`/`no` (2.2's default) is removed: 2.4 cannot switch the
+    lock off; it adds locking only where concurrent processes share the
+    cache, and no response changes.
+    """
+
+    code = "HT112"
+    name = "ssl-mutex"
+    severity = Severity.ERROR
+    summary = "SSLMutex is replaced by Mutex ... ssl-cache"
+    fix_availability = "sometimes"
+    directives = ("sslmutex",)
+
+    def check(self, ctx, item):
+        node = item.node
+        if len(node.args) != 1:
+            return
+        value = node.args[0]
+        mechanism, _, path = value.partition(":")
+        mechanism = mechanism.lower()
+        if mechanism in ("none", "no"):
+            yield self.finding(
+                item,
+                f"SSLMutex {value} is not in 2.4 (start-up fails), and 2.4 refuses 'Mutex none ssl-cache': it locks "
+                "the session cache whenever the cache needs it; remove the line",
+                fix=self.fix("remove SSLMutex", Applicability.SAFE, lambda: edit.remove(node), node),
+            )
+            return
+        if mechanism not in SSL_MECHANISMS:
+            yield self.finding(item, f"SSLMutex is not in 2.4 (start-up fails), and '{value}' is no mechanism 2.2 knew; "
+                                     "write Mutex <mechanism>[:directory] ssl-cache")
+            return
+        if mechanism == "yes":
+            mechanism = "default"
+        directory = directory_of(path) if path else None
+        text = f"Mutex {quote(_mechanism_arg(mechanism, directory))} ssl-cache"
+        dropped = f" (the name '{path}' meant nothing to {mechanism} and is dropped)" if path and mechanism not in FILE_MECHANISMS else ""
+        yield self.finding(
+            item,
+            f"SSLMutex is not in 2.4 (start-up fails): use {text}{dropped}",
+            replacement=text,
+            fix=self.fix(f"replace SSLMutex by {text}", Applicability.SAFE, lambda: edit.replace(node, text), node),
+        )

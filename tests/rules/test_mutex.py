@@ -1,0 +1,183 @@
+import pytest
+from apache_fixture import httpd  # noqa: F401
+from ruletest import findings, fixed
+
+from httpd24.apache import configtest
+from httpd24.config import Target
+from httpd24.engine import Applicability
+
+GUARD = "<IfModule !mpm_event_module>\n    {}\n</IfModule>\n"
+
+
+@pytest.mark.parametrize(
+    ("code", "text"),
+    [
+        pytest.param("HT109", "Mutex fcntl mpm-accept\n", id="already-2.4"),
+        pytest.param("HT109", "<IfVersion < 2.3>\nAcceptMutex fcntl\n</IfVersion>\n", id="accept-dead-version"),
+        pytest.param("HT109", "<IfModule !mod_authz_core.c>\nAcceptMutex fcntl\n</IfModule>\n", id="accept-dead-mod"),
+        pytest.param("HT110", "<IfVersion < 2.3>\nLockFile logs/accept.lock\n</IfVersion>\n", id="lock-dead-version"),
+        pytest.param("HT110", "<IfModule !mod_authz_core.c>\nLockFile x\n</IfModule>\n", id="lock-dead-mod"),
+        pytest.param("HT111", "<IfVersion < 2.3>\nRewriteLock /x/lock\n</IfVersion>\n", id="rwlock-dead-version"),
+        pytest.param("HT111", "<IfModule !mod_authz_core.c>\nRewriteLock /x/l\n</IfModule>\n", id="rwlock-dead-mod"),
+        pytest.param("HT112", "<IfVersion < 2.3>\nSSLMutex default\n</IfVersion>\n", id="ssl-dead-version"),
+        pytest.param("HT112", "<IfModule !mod_authz_core.c>\nSSLMutex sem\n</IfModule>\n", id="ssl-dead-mod"),
+        pytest.param("HT112", "# SSLMutex sem\n", id="comment"),
+    ],
+)
+def test_noop(code, text):
+    assert findings(text, code) == []
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        pytest.param("AcceptMutex fcntl\nLockFile /var/lock/apache2/accept.lock\n",
+                     GUARD.format("Mutex fcntl:/var/lock/apache2 mpm-accept"), id="accept-and-lockfile"),
+        pytest.param("LockFile /var/lock/apache2/accept.lock\nAcceptMutex FLOCK\n",
+                     GUARD.format("Mutex flock:/var/lock/apache2 mpm-accept"), id="lockfile-first-upper"),
+        pytest.param("LockFile ${APACHE_LOCK_DIR}/accept.lock\n",
+                     GUARD.format("Mutex default:${APACHE_LOCK_DIR} mpm-accept"), id="lockfile-variable"),
+        pytest.param('LockFile "@rel_logfiledir@/accept.lock"\n',
+                     GUARD.format("Mutex default:@rel_logfiledir@ mpm-accept"), id="lockfile-quoted"),
+        pytest.param("LockFile accept.lock\n", GUARD.format("Mutex default:. mpm-accept"), id="lockfile-relative"),
+        pytest.param("AcceptMutex sysvsem\nLockFile /x/accept.lock\n", GUARD.format("Mutex sysvsem mpm-accept"),
+                     id="semaphore-ignores-lockfile"),
+        pytest.param("AcceptMutex pthread\n", GUARD.format("Mutex pthread mpm-accept"), id="accept-alone"),
+        pytest.param("LockFile /a/accept.lock\nLockFile /b/accept.lock\n",
+                     GUARD.format("Mutex default:/b mpm-accept"), id="last-lockfile-wins"),
+        pytest.param(
+            "<IfModule prefork.c>\r\n  AcceptMutex fcntl\r\n</IfModule>\r\n"
+            "<IfModule mpm_worker_module>\r\n  AcceptMutex flock\r\n</IfModule>\r\n"
+            "<IfModule event.c>\r\n  AcceptMutex flock\r\n</IfModule>\r\n"
+            "LockFile /run/accept.lock\r\n",
+            "<IfModule prefork.c>\r\n  Mutex fcntl:/run mpm-accept\r\n</IfModule>\r\n"
+            "<IfModule mpm_worker_module>\r\n  Mutex flock:/run mpm-accept\r\n</IfModule>\r\n"
+            "<IfModule event.c>\r\n</IfModule>\r\n",
+            id="per-mpm-crlf",
+        ),
+        pytest.param("RewriteLock @SERVERROOT@/logs/rewrite_lock\n", "Mutex default:@SERVERROOT@/logs rewrite-map\n",
+                     id="rewritelock"),
+        pytest.param("<IfModule mod_rewrite.c>\n\tRewriteLock /var/run/rw.lock\n</IfModule>\n",
+                     "<IfModule mod_rewrite.c>\n\tMutex default:/var/run rewrite-map\n</IfModule>\n",
+                     id="rewritelock-tab"),
+        pytest.param("RewriteLock \"/my dir/rw lock\"\n", 'Mutex "default:/my dir" rewrite-map\n',
+                     id="rewritelock-space"),
+        pytest.param("SSLMutex default\n", "Mutex default ssl-cache\n", id="ssl-default"),
+        pytest.param("SSLMutex yes\n", "Mutex default ssl-cache\n", id="ssl-yes"),
+        pytest.param("SSLMutex  file:${APACHE_RUN_DIR}/ssl_mutex\n", "Mutex file:${APACHE_RUN_DIR} ssl-cache\n",
+                     id="ssl-file-variable"),
+        pytest.param('SSLMutex  "file:@exp_runtimedir@/ssl_mutex"\n', "Mutex file:@exp_runtimedir@ ssl-cache\n",
+                     id="ssl-file-quoted"),
+        pytest.param("SSLMutex fcntl:/var/run/ssl.lock\n", "Mutex fcntl:/var/run ssl-cache\n", id="ssl-fcntl"),
+        pytest.param("SSLMutex flock:/var/run/ssl.lock\n", "Mutex flock:/var/run ssl-cache\n", id="ssl-flock"),
+        pytest.param("SSLMutex sem\n", "Mutex sem ssl-cache\n", id="ssl-sem"),
+        pytest.param("SSLMutex posixsem:/ssl-sem\n", "Mutex posixsem ssl-cache\n", id="ssl-posixsem-name"),
+        pytest.param("SSLMutex sysvsem\n", "Mutex sysvsem ssl-cache\n", id="ssl-sysvsem"),
+        pytest.param("SSLMutex pthread\n", "Mutex pthread ssl-cache\n", id="ssl-pthread"),
+        pytest.param("<IfModule mod_ssl.c>\r\n    SSLMutex none\r\n    SSLRandomSeed startup builtin\r\n</IfModule>\r\n",
+                     "<IfModule mod_ssl.c>\r\n    SSLRandomSeed startup builtin\r\n</IfModule>\r\n", id="ssl-none"),
+        pytest.param("SSLMutex no\n", "", id="ssl-no"),
+    ],
+)
+def test_fix(before, after):
+    assert fixed(before, "HT1") == after
+
+
+@pytest.mark.parametrize(
+    ("target_modules", "after"),
+    [
+        pytest.param({"mpm_prefork_module"}, "Mutex fcntl:/run mpm-accept\n", id="prefork"),
+        pytest.param({"mpm_worker_module"}, "Mutex fcntl:/run mpm-accept\n", id="worker"),
+        pytest.param({"mpm_event_module"}, "", id="event-has-no-accept-mutex"),
+    ],
+)
+def test_known_mpm(target_modules, after):
+    from httpd24.config import ConfigSet
+    from httpd24.engine import migrate
+
+    cs = ConfigSet.from_mapping({"httpd.conf": "AcceptMutex fcntl\nLockFile /run/accept.lock\n"}, entry="httpd.conf")
+    target = Target(version=(2, 4, 62), modules=frozenset(target_modules))
+    assert migrate(cs, target=target, select=["HT1"]).files["httpd.conf"].decode() == after
+
+
+def test_mpm_from_loadmodule():
+    text = "LoadModule mpm_worker_module modules/mod_mpm_worker.so\nAcceptMutex fcntl\n"
+    assert fixed(text, "HT109") == "LoadModule mpm_worker_module modules/mod_mpm_worker.so\nMutex fcntl mpm-accept\n"
+
+
+@pytest.mark.parametrize("code", ["HT109", "HT110"])
+def test_either_rule_alone_converts_both(code):
+    # The LockFile's directory and the AcceptMutex's mechanism must end up in one line.
+    assert fixed("AcceptMutex flock\nLockFile /l/accept.lock\n", code) == GUARD.format("Mutex flock:/l mpm-accept")
+
+
+def test_findings():
+    accept, lock = findings("AcceptMutex fcntl\nLockFile /var/lock/apache2/accept.lock\n", "HT1")
+    assert (accept.code, lock.code) == ("HT109", "HT110")
+    assert "mpm-accept" in accept.message and "event" in accept.message
+    assert "/var/lock/apache2" in lock.message
+    assert accept.fix.applicability == lock.fix.applicability == Applicability.SAFE
+    [ssl] = findings("SSLMutex none\n", "HT112")
+    assert "None is not allowed" not in ssl.message and "remove" in ssl.message
+
+
+@pytest.mark.parametrize(
+    ("code", "text"),
+    [
+        pytest.param("HT109", "AcceptMutex spinlock\n", id="accept-unknown"),
+        pytest.param("HT112", "SSLMutex magic:/x\n", id="ssl-unknown"),
+    ],
+)
+def test_unknown_mechanism_needs_a_person(code, text):
+    [finding] = findings(text, code)
+    assert finding.fix is None
+
+
+# -- real httpd ------------------------------------------------------------------------------
+
+ACCEPT_22 = "AcceptMutex fcntl\nLockFile run/lock/accept.lock\n"
+
+
+@pytest.mark.apache
+@pytest.mark.parametrize("mpm", ["mpm_prefork_module", "mpm_worker_module", "mpm_event_module"])
+def test_real_httpd_accept_mutex(httpd, mpm):
+    files = {"m.conf": ACCEPT_22, "run/lock/.keep": ""}
+    before = configtest(files, "m.conf", [mpm], httpd=httpd)
+    assert not before.ok and "AcceptMutex" in before.output
+    after = configtest({**files, "m.conf": fixed(ACCEPT_22, "HT1")}, "m.conf", [mpm], httpd=httpd)
+    assert after.ok, after.output
+
+
+@pytest.mark.apache
+def test_real_httpd_rejects_a_lock_file_path_as_mutex_directory(httpd):
+    # Why the fix takes the directory: 2.4 refuses the 2.2 file path.
+    files = {"m.conf": "Mutex fcntl:run/lock/accept.lock mpm-accept\n", "run/lock/.keep": ""}
+    result = configtest(files, "m.conf", ["mpm_prefork_module"], httpd=httpd)
+    assert not result.ok and "Invalid Mutex directory" in result.output
+
+
+@pytest.mark.apache
+def test_real_httpd_rewrite_lock(httpd):
+    text = "RewriteEngine On\nRewriteLock run/rewrite_lock\nRewriteMap up prg:/bin/cat\n"
+    files = {"r.conf": text, "run/.keep": ""}
+    modules = ["mpm_event_module", "rewrite_module"]
+    before = configtest(files, "r.conf", modules, httpd=httpd)
+    assert not before.ok and "RewriteLock" in before.output
+    after = configtest({**files, "r.conf": fixed(text, "HT111")}, "r.conf", modules, httpd=httpd)
+    assert after.ok, after.output
+
+
+@pytest.mark.apache
+@pytest.mark.parametrize(
+    "value",
+    ["default", "yes", "none", "no", "sem", "posixsem", "sysvsem", "pthread", "file:run/ssl_mutex",
+     "fcntl:run/ssl_mutex", "flock:run/ssl_mutex", "default:run/ssl_mutex"],
+)
+def test_real_httpd_ssl_mutex(httpd, value):
+    text = f"<IfModule mod_ssl.c>\n    SSLSessionCache shmcb:run/ssl_scache(512000)\n    SSLMutex {value}\n</IfModule>\n"
+    files = {"s.conf": text, "run/.keep": ""}
+    modules = ["mpm_event_module", "ssl_module", "socache_shmcb_module"]
+    before = configtest(files, "s.conf", modules, httpd=httpd)
+    assert not before.ok and "SSLMutex" in before.output
+    after = configtest({**files, "s.conf": fixed(text, "HT112")}, "s.conf", modules, httpd=httpd)
+    assert after.ok, after.output
