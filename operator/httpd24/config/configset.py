@@ -11,6 +11,7 @@ in order, as httpd does while reading.
 from __future__ import annotations
 
 import fnmatch
+import gc
 import os
 import posixpath
 import re
@@ -222,6 +223,16 @@ class ConfigSet:
 
         Raises :class:`ParseError` on an Include cycle.
         """
+        # Like the parser: many small acyclic objects; the cyclic collector would only add pauses.
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return self._view(target)
+        finally:
+            if enabled:
+                gc.enable()
+
+    def _view(self, target: Target) -> View:
         view = View(target=target)
         reached: set[str] = set()
         if self.entry is not None:

@@ -112,7 +112,7 @@ class Directive(Node):
     arguments as written.
     """
 
-    __slots__ = ("raw", "name", "args", "raw_args", "indent", "eol", "unterminated_quote")
+    __slots__ = ("raw", "_name", "key", "args", "raw_args", "indent", "eol", "unterminated_quote")
 
     def __init__(
         self,
@@ -136,8 +136,14 @@ class Directive(Node):
         self.parent = None
 
     @property
-    def key(self) -> str:
-        return self.name.lower()
+    def name(self) -> str:
+        return self._name
+
+    @name.setter
+    def name(self, value: str) -> None:
+        # ``key`` is what every rule matches on: computed once, not per lookup.
+        self._name = value
+        self.key = value.lower()
 
     def render_into(self, out: list[str]) -> None:
         out.append(self.raw)
