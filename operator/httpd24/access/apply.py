@@ -1,0 +1,263 @@
+"""Edits that write a plan into the configuration (lossless: comments and layout kept)."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from ..config import ConfigSet, Directive, Document, Item, Node, Section, edit
+from . import expr as X
+from .model import OTHER, Effective, Host, Methods, Model, Scope, build
+from .plan import ScopePlan, chains, inherited, make_plan, merge, methods_of
+
+REMOVED_KEYS = ("order", "allow", "deny", "satisfy", "require", "requireall", "requireany", "requirenone", "authmerging")
+COMPAT_KEYS = ("order", "allow", "deny", "satisfy")
+WRAPPERS = frozenset({"limit", "limitexcept", "ifmodule", "ifdefine", "ifversion"})
+
+
+def _container(scope: Scope, item: Item) -> Node | Document:
+    """The node whose children the scope's own lines are (section, vhost or document)."""
+    if scope.node is not None:
+        return scope.node
+    if scope.vhost is not None and item.node.document is scope.vhost.document:
+        return scope.vhost
+    return item.node.document
+
+
+def _lift(node: Node, container: Node | Document) -> Node:
+    """The ancestor of ``node`` (or itself) that is a direct child of ``container``."""
+    while node.parent is not None and node.parent is not container and isinstance(node.parent, Section):
+        if node.parent.key not in WRAPPERS:
+            break
+        node = node.parent
+    return node
+
+
+def _position(item: Item) -> tuple:
+    loc = item.node.location
+    return (item.file, loc.line, loc.column)
+
+
+def _items(scope: Scope, keys: Iterable[str]) -> list[Item]:
+    out: list[Item] = []
+    for key in keys:
+        out.extend(scope.own.items.get(key, []))
+    return sorted(out, key=_position)
+
+
+def _cleanup(parents: Iterable[Node]) -> None:
+    """Remove wrapper sections (Limit, IfModule ...) left without any directive."""
+    for parent in parents:
+        node = parent
+        while isinstance(node, Section) and node.key in WRAPPERS and node.parent is not None:
+            if any(isinstance(c, Directive) for c in node.children):
+                break
+            up = node.parent
+            edit.remove(node)
+            node = up
+
+
+def write_block(scope: Scope, remove: list[Item], text: str, after: Item | None = None) -> list[Node]:
+    """Replace the lines ``remove`` of a scope by ``text`` (at the first of them, or after ``after``)."""
+    touched: list[Node] = [i.node for i in remove]
+    if after is not None:
+        anchor = _lift(after.node, _container(scope, after))
+        edit.insert_after(anchor, text)
+        touched.append(anchor)
+    elif remove:
+        first = remove[0]
+        anchor = _lift(first.node, _container(scope, first))
+        edit.insert_before(anchor, text)
+    parents = []
+    for item in remove:
+        node = item.node
+        if node.parent is None:
+            continue
+        parents.append(node.parent)
+        edit.remove(node)
+    _cleanup(parents)
+    return touched
+
+
+def _indent(scope: Scope, item: Item) -> str:
+    return edit.indent_unit(item.node.document)
+
+
+def translation_text(plan: ScopePlan, item: Item) -> str:
+    unit = _indent(plan.scope, item)
+    body = X.render(plan.expr, unit) if plan.expr is not None else (plan.text or "")
+    if plan.authmerging:
+        body = f"AuthMerging {plan.authmerging}\n{body}"
+    return body
+
+
+def apply_scope_plan(plan: ScopePlan) -> None:
+    """Write one scope's 2.4 translation."""
+    scope = plan.scope
+    if plan.kind == "authtype":
+        [authtype] = scope.own.items.get("authtype", [])[-1:]
+        text = f"AuthMerging {plan.authmerging}\n{plan.text}" if plan.authmerging else plan.text
+        write_block(scope, [], text or "", after=authtype)
+        return
+    remove = _items(scope, REMOVED_KEYS)
+    if not remove:
+        return
+    write_block(scope, remove, translation_text(plan, remove[0]))
+
+
+def plan_nodes(plan: ScopePlan) -> list[Node]:
+    scope = plan.scope
+    if plan.kind == "authtype":
+        return [i.node for i in scope.own.items.get("authtype", [])[-1:]]
+    return [i.node for i in _items(scope, REMOVED_KEYS)]
+
+
+class TranslationError(ValueError):
+    """Some access control has no exact pure-2.4 translation (the message says where and why)."""
+
+
+def _copy(configset: ConfigSet) -> ConfigSet:
+    copy = ConfigSet.from_mapping(configset.render(), entry=configset.entry, server_root=configset.server_root)
+    copy.aliases = dict(configset.aliases)
+    return copy
+
+
+def translate(configset: ConfigSet, *, strict: bool = True) -> ConfigSet:
+    """A copy of the configuration with access control in pure 2.4 (no mod_access_compat).
+
+    Pure 2.2 configurations keep their 2.2 answers; hybrid ones (2.2 and 2.4
+    directives mixed) keep the answers they give today on 2.4 with
+    mod_access_compat. Raises :class:`TranslationError` (``strict``) when a
+    section has no exact translation; with ``strict=False`` those sections are
+    left as they are.
+    """
+    copy = _copy(configset)
+    plan = make_plan(build(copy))
+    missing = [p for p in plan.scopes if p.text is None]
+    if missing and strict:
+        raise TranslationError(
+            "; ".join(f"{p.scope.file}:{p.scope.line}: {p.scope.label}: {p.reason}" for p in missing)
+        )
+    if missing:
+        return copy
+    for p in plan.scopes:
+        apply_scope_plan(p)
+    return _reparse(copy)
+
+
+def _reparse(configset: ConfigSet) -> ConfigSet:
+    out = ConfigSet.from_mapping(configset.render(), entry=configset.entry, server_root=configset.server_root)
+    out.aliases = dict(configset.aliases)
+    return out
+
+
+# -- normalize_22: 2.2 inheritance made explicit, for 2.4 + mod_access_compat -------------------
+
+
+def _limit_block(keyword: str, methods: Methods, lines: list[str], unit: str) -> list[str]:
+    if methods.is_all:
+        return lines
+    names = " ".join(sorted(methods.names)) or "GET"
+    name = "LimitExcept" if methods.inverted else "Limit"
+    return [f"<{name} {names}>"] + [unit + line for line in lines] + [f"</{name}>"]
+
+
+def host_lines(host: Host, methods: list[str], unit: str) -> list[str]:
+    named = [m for m in methods if m != OTHER]
+    base = host.order(OTHER)
+    lines = [f"Order {base}"]
+    overrides: dict[str, list[str]] = {}
+    for m in named:
+        value = host.order(m)
+        if value != base:
+            overrides.setdefault(value, []).append(m)
+    for value, group in overrides.items():
+        lines += _limit_block("Limit", Methods(frozenset(group), False), [f"Order {value}"], unit)
+    for keyword, rules in (("Allow", host.allows), ("Deny", host.denys)):
+        groups: list[tuple[Methods, list[str]]] = []
+        for rule in rules:
+            if groups and groups[-1][0] == rule.methods:
+                groups[-1][1].append(rule.entry.text)
+            else:
+                groups.append((rule.methods, [rule.entry.text]))
+        for m, words in groups:
+            line = f"{keyword} from " + " ".join(edit.quote(w) for w in words)
+            lines += _limit_block(keyword, m, [line], unit)
+    return lines
+
+
+def satisfy_lines(values: dict[str, str], unit: str) -> list[str]:
+    base = values[OTHER]
+    lines = [f"Satisfy {base.capitalize()}"]
+    overrides: dict[str, list[str]] = {}
+    for m, v in values.items():
+        if m != OTHER and v != base:
+            overrides.setdefault(v, []).append(m)
+    for v, group in overrides.items():
+        lines += _limit_block("Limit", Methods(frozenset(group), False), [f"Satisfy {v.capitalize()}"], unit)
+    return lines
+
+
+def normalize_text(state: Effective, methods: list[str], unit: str) -> str:
+    values = {m: (state.satisfy_for(m) if state.requires_for(m) else "all") for m in methods}
+    return "\n".join(host_lines(state.host, methods, unit) + satisfy_lines(values, unit))
+
+
+def normalize_notes(configset: ConfigSet) -> tuple[ConfigSet, list[str]]:
+    """:func:`normalize_22` and the sections it could not make explicit (with why)."""
+    copy = _copy(configset)
+    model = build(copy)
+    notes: list[str] = []
+    if model.hybrid:
+        return copy, ["hybrid configuration (2.2 and 2.4 directives): kept as it is"]
+    methods = methods_of(model)
+    work: list[tuple[Scope, str, Item | None, list[Item]]] = []
+    for d in model.scopes:
+        own = d.own
+        wants_authtype = own.authtype is not None and own.requires is None
+        if not own.has_compat and not wants_authtype:
+            continue
+        possible = chains(d, model)
+        if possible is None:
+            notes.append(f"{d.file}:{d.line}: {d.label}: too many sections may apply with it")
+            continue
+        states = [merge(inherited(chain, "2.2"), own, "2.2") for chain in possible]
+        no_require = [s for s in states if not s.requires]
+        if not own.has_compat and not no_require:
+            continue
+        unit = "    "
+        some_item = next((i for k in ("order", "allow", "deny", "satisfy", "authtype") for i in own.items.get(k, [])), None)
+        if some_item is not None:
+            unit = edit.indent_unit(some_item.node.document)
+        texts = {normalize_text(s, methods, unit) for s in states}
+        if len(texts) != 1:
+            notes.append(
+                f"{d.file}:{d.line}: {d.label}: what it inherits under 2.2 depends on which other sections apply"
+            )
+            continue
+        text = texts.pop()
+        if wants_authtype and no_require:
+            extra = "Require all granted"
+            if len(no_require) != len(states) or any(
+                p.own.requires is not None for chain in possible for p in chain
+            ):
+                extra = "AuthMerging And\n" + extra
+            text = text + "\n" + extra
+        remove = _items(d, COMPAT_KEYS)
+        after = None if remove else own.items["authtype"][-1]
+        work.append((d, text, after, remove))
+    for d, text, after, remove in work:
+        write_block(d, remove, text, after=after)
+    return _reparse(copy), notes
+
+
+def normalize_22(configset: ConfigSet) -> ConfigSet:
+    """2.2 inheritance made explicit (research notes §5), to run on 2.4 + mod_access_compat.
+
+    Every section holding any of Order/Allow/Deny/Satisfy gets the Order/Allow/Deny
+    and the Satisfy it has under 2.2 written out; ``Satisfy Any`` without an
+    effective ``Require`` becomes ``Satisfy All``; ``AuthType`` without an
+    effective ``Require`` gets ``Require all granted`` (2.2 asked for no
+    authentication there; 2.4 answers 500). Hybrid configurations are returned
+    unchanged (2.2 never ran them).
+    """
+    return normalize_notes(configset)[0]

@@ -1,0 +1,338 @@
+"""2.4 authorization trees (``Require`` lines in ``<RequireAll>``/``<RequireAny>``/``<RequireNone>``).
+
+Evaluation follows mod_authz_core (``apply_authz_sections``,
+``authorize_user_core``): results GRANTED / DENIED / DENIED_NO_USER / NEUTRAL,
+a negated DENIED becomes NEUTRAL (never GRANTED), NEUTRAL children are
+skipped, a top-level NEUTRAL or DENIED is 403 before authentication and 401
+after it. Rendering writes the forms the spec's §5.2 rule 6 gives, and never a
+negation outside ``<RequireAll>``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Union
+
+from ..config import Section
+from ..config.edit import quote
+from .hosts import AddressError, in_domain, ipsubnet
+
+if TYPE_CHECKING:
+    from .model import Methods, Request
+
+
+@dataclass(frozen=True)
+class Leaf:
+    provider: str  # lower-case: all, ip, host, env, method, valid-user, user, group, ...
+    args: tuple[str, ...] = ()
+    negate: bool = False
+
+
+@dataclass(frozen=True)
+class All:
+    items: tuple["Expr", ...]
+    negate: bool = False
+
+
+@dataclass(frozen=True)
+class AnyOf:
+    items: tuple["Expr", ...]
+    negate: bool = False
+
+
+Expr = Union[Leaf, All, AnyOf]
+
+TRUE = Leaf("all", ("granted",))
+FALSE = Leaf("all", ("denied",))
+
+#: Providers whose answer depends on the authenticated user.
+USER_PROVIDERS = frozenset(
+    {"valid-user", "user", "group", "dbm-group", "dbm-user", "file-owner", "file-group"}
+)
+
+
+def is_user(e: Expr) -> bool:
+    if isinstance(e, Leaf):
+        return e.provider in USER_PROVIDERS or e.provider.startswith("ldap-") or e.provider.startswith("dbd-")
+    return any(is_user(i) for i in e.items)
+
+
+def from_require(words) -> Expr:
+    words = list(words)
+    negate = False
+    if words and words[0].lower() == "not":
+        negate = True
+        words = words[1:]
+    if not words:
+        return Leaf("", (), negate)
+    provider = words[0].lower()
+    args = tuple(words[1:])
+    if provider == "all" and args:
+        args = (args[0].lower(),)
+    return Leaf(provider, args, negate)
+
+
+def from_section(section: Section, args) -> Expr:
+    items = []
+    for child in section.children:
+        if not isinstance(child, Section):
+            if getattr(child, "key", "") == "require":
+                items.append(from_require(child.args))  # type: ignore[attr-defined]
+            continue
+        if child.key in ("requireall", "requireany", "requirenone"):
+            items.append(from_section(child, child.args))
+        elif child.key in ("ifmodule", "ifdefine", "ifversion"):
+            inner = from_section(child, ())
+            if isinstance(inner, AnyOf):
+                items.extend(inner.items)
+    key = section.key
+    if key == "requireall":
+        return All(tuple(items))
+    if key == "requirenone":
+        return All((AnyOf(tuple(items), negate=True),))
+    return AnyOf(tuple(items))
+
+
+def method_leaf(methods: "Methods") -> Expr:
+    names = tuple(sorted(methods.names))
+    if methods.inverted:
+        return All((TRUE, Leaf("method", names, True)))
+    return Leaf("method", names)
+
+
+# -- simplification --------------------------------------------------------------------------
+
+
+def _positive(e: Expr) -> bool:
+    return not e.negate
+
+
+def simplify(e: Expr) -> Expr:
+    if isinstance(e, Leaf):
+        return e
+    items = [simplify(i) for i in e.items]
+    if isinstance(e, All) and not e.negate:
+        flat: list[Expr] = []
+        for i in items:
+            if isinstance(i, All) and not i.negate:
+                flat.extend(i.items)
+            else:
+                flat.append(i)
+        if FALSE in flat:
+            return FALSE
+        flat = _merge_leaves(flat, negative=True)
+        others = [i for i in flat if i != TRUE]
+        if any(_positive(i) for i in others):
+            flat = others
+        elif others:
+            flat = [TRUE] + others
+        else:
+            return TRUE
+        flat = _dedupe(flat)
+        if len(flat) == 1:
+            return flat[0]
+        return All(tuple(flat))
+    if isinstance(e, AnyOf) and not e.negate:
+        flat = []
+        for i in items:
+            if isinstance(i, AnyOf) and not i.negate:
+                flat.extend(i.items)
+            else:
+                flat.append(i)
+        if TRUE in flat:
+            return TRUE
+        flat = [i for i in flat if i != FALSE]
+        flat = _merge_leaves(flat, negative=False)
+        flat = _dedupe(flat)
+        if not flat:
+            return FALSE
+        if len(flat) == 1:
+            return flat[0]
+        return AnyOf(tuple(flat))
+    return type(e)(tuple(items), e.negate)
+
+
+def _dedupe(items: list[Expr]) -> list[Expr]:
+    out: list[Expr] = []
+    for i in items:
+        if i not in out:
+            out.append(i)
+    return out
+
+
+_MERGEABLE = frozenset({"ip", "host", "env", "user", "group", "dbm-group", "method"})
+
+
+def _merge_leaves(items: list[Expr], negative: bool) -> list[Expr]:
+    """Join leaves of one provider: ``Require ip a`` + ``Require ip b`` -> ``Require ip a b``.
+
+    In an OR positive leaves join (any word matches); in an AND negated leaves join
+    (``not ip a b`` = not a and not b).
+    """
+    out: list[Expr] = []
+    index: dict[str, int] = {}
+    for i in items:
+        if isinstance(i, Leaf) and i.provider in _MERGEABLE and i.negate == negative:
+            if i.provider in index:
+                j = index[i.provider]
+                old = out[j]
+                assert isinstance(old, Leaf)
+                args = old.args + tuple(a for a in i.args if a not in old.args)
+                out[j] = Leaf(old.provider, args, old.negate)
+                continue
+            index[i.provider] = len(out)
+        out.append(i)
+    return out
+
+
+# -- rendering -------------------------------------------------------------------------------
+
+
+def leaf_text(leaf: Leaf) -> str:
+    words = (["not"] if leaf.negate else []) + [leaf.provider] + [quote(a) for a in leaf.args]
+    return "Require " + " ".join(words)
+
+
+def render(e: Expr, indent: str = "    ") -> str:
+    """Lines for a section body (no indentation at the first level)."""
+    e = simplify(e)
+    return "\n".join(_render_top(e, indent))
+
+
+def _render_top(e: Expr, indent: str) -> list[str]:
+    if isinstance(e, Leaf):
+        if e.negate:
+            return _render_block(All((TRUE, e)), indent)
+        return [leaf_text(e)]
+    if isinstance(e, AnyOf) and not e.negate:
+        lines: list[str] = []
+        for item in e.items:
+            if isinstance(item, Leaf) and not item.negate:
+                lines.append(leaf_text(item))
+            else:
+                lines.extend(_render_block(item, indent))
+        return lines
+    return _render_block(e, indent)
+
+
+def _render_block(e: Expr, indent: str) -> list[str]:
+    if isinstance(e, Leaf):
+        if e.negate:
+            e = All((TRUE, e))
+        else:
+            return [leaf_text(e)]
+    if isinstance(e, AnyOf) and e.negate:
+        name = "RequireNone"
+    else:
+        name = "RequireAll" if isinstance(e, All) else "RequireAny"
+    lines = [f"<{name}>"]
+    for item in e.items:
+        if isinstance(item, Leaf):
+            if item.negate and name != "RequireAll":
+                lines.extend(indent + line for line in _render_block(All((TRUE, item)), indent))
+            else:
+                lines.append(indent + leaf_text(item))
+        else:
+            lines.extend(indent + line for line in _render_block(item, indent))
+    lines.append(f"</{name}>")
+    return lines
+
+
+# -- evaluation (mod_authz_core) --------------------------------------------------------------
+
+GRANTED, DENIED, DENIED_NO_USER, NEUTRAL = "granted", "denied", "denied-no-user", "neutral"
+
+
+def _leaf_result(leaf: Leaf, request: "Request", user: str | None) -> str:
+    from .model import method_name
+
+    p, args = leaf.provider, leaf.args
+    if p == "all":
+        result = GRANTED if args and args[0] == "granted" else DENIED
+    elif p == "ip":
+        result = DENIED
+        for word in args:
+            left, _, right = word.partition("/")
+            try:
+                family, network, mask = ipsubnet(left, right or None)
+            except (AddressError, Exception):
+                continue
+            from .hosts import Entry
+
+            if Entry("ip", word, family=family, network=network, mask=mask).matches_ip(request.client):
+                result = GRANTED
+                break
+    elif p == "local":
+        result = GRANTED if request.client.startswith("127.") or request.client == "::1" else DENIED
+    elif p == "host":
+        result = GRANTED if request.hostname and any(in_domain(a, request.hostname) for a in args) else DENIED
+    elif p == "env":
+        result = GRANTED if any(a in request.env for a in args) else DENIED
+    elif p == "method":
+        result = GRANTED if method_name(request.method) in {method_name(a) for a in args} else DENIED
+    elif p in USER_PROVIDERS or p.startswith("ldap-") or p.startswith("dbd-"):
+        if user is None:
+            result = DENIED_NO_USER
+        elif p == "valid-user":
+            result = GRANTED
+        elif p in ("user", "ldap-user", "dbm-user") and user in args:
+            result = GRANTED
+        elif p in ("group", "dbm-group", "ldap-group") and any(g in request.groups for g in args):
+            result = GRANTED
+        else:
+            result = DENIED
+    else:
+        result = DENIED
+    if leaf.negate:
+        if result == GRANTED:
+            return DENIED
+        if result in (DENIED, DENIED_NO_USER):
+            return NEUTRAL
+    return result
+
+
+def evaluate(e: Expr, request: "Request", user: str | None) -> str:
+    if isinstance(e, Leaf):
+        return _leaf_result(e, request, user)
+    is_and = isinstance(e, All)
+    result = NEUTRAL
+    for item in e.items:
+        child = evaluate(item, request, user)
+        if child == NEUTRAL:
+            continue
+        if is_and:
+            if child == DENIED:
+                result = child
+                break
+            if (child == DENIED_NO_USER and result != DENIED) or result == NEUTRAL:
+                result = child
+        else:
+            if child == GRANTED:
+                result = child
+                break
+            if (child == DENIED_NO_USER and result == DENIED) or result == NEUTRAL:
+                result = child
+    if e.negate:
+        if result == GRANTED:
+            return DENIED
+        if result in (DENIED, DENIED_NO_USER):
+            return NEUTRAL
+    return result
+
+
+def decide24(tree: Expr | None, authtype: str | None, request: "Request") -> int:
+    """mod_authz_core's two passes (without user, then after authentication)."""
+    if tree is None:
+        return 500 if authtype else 200
+    first = evaluate(tree, request, None)
+    if first == GRANTED:
+        return 200
+    if first != DENIED_NO_USER:
+        return 403
+    # Authentication.
+    if authtype is None:
+        return 500
+    if request.user is None or not request.password_ok:
+        return 401
+    second = evaluate(tree, request, request.user)
+    return 200 if second == GRANTED else 401

@@ -1,0 +1,759 @@
+"""The model of httpd 2.2 access control (and of 2.4 + mod_access_compat), pure.
+
+A configuration is read into :class:`Scope` objects, one per place that can
+hold per-directory settings (server, virtual host, ``<Directory>``,
+``<DirectoryMatch>``, ``<Files>``, ``<FilesMatch>``, ``<Location>``,
+``<LocationMatch>``, ``<Proxy>``, an ``.htaccess`` file). Each scope holds the
+access settings written in it (:class:`Own`), per method where ``<Limit>`` /
+``<LimitExcept>`` restrict them.
+
+Merging (research notes §2(d)) follows one of two rule sets:
+
+* ``"2.2"``: Order/Allow/Deny reset together (mod_authz_host has no merger),
+  ``Satisfy`` is a core setting merged per method on its own, ``Require``
+  lines are replaced by a child that has any, ``AuthType`` is replaced;
+* ``"compat"`` (2.4 with mod_access_compat): Order/Allow/Deny/Satisfy share one
+  struct that a child holding any of them replaces whole; the ``Require``
+  tree merges per ``AuthMerging`` (mod_authz_core).
+
+:func:`decide` gives the status httpd answers one :class:`Request` with.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import posixpath
+import re
+from dataclasses import dataclass, field, replace
+from typing import Iterable, Literal, Sequence
+
+from ..config import ConfigSet, Item, Liveness, Section, Target
+from . import expr as X
+from .hosts import AddressError, Entry, in_domain, parse_from
+
+Mode = Literal["2.2", "compat"]
+
+# -- methods -------------------------------------------------------------------------------
+
+#: Methods httpd knows by number (HEAD is GET's number).
+KNOWN_METHODS = (
+    "GET", "PUT", "POST", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH", "PROPFIND", "PROPPATCH",
+    "MKCOL", "COPY", "MOVE", "LOCK", "UNLOCK", "VERSION-CONTROL", "CHECKOUT", "UNCHECKOUT", "CHECKIN",
+    "UPDATE", "LABEL", "REPORT", "MKWORKSPACE", "MKACTIVITY", "BASELINE-CONTROL", "MERGE",
+)
+#: A method no <Limit> names: stands for every method outside the named ones.
+OTHER = "*"
+
+
+def method_name(name: str) -> str:
+    name = name.upper()
+    return "GET" if name == "HEAD" else name
+
+
+@dataclass(frozen=True)
+class Methods:
+    """A set of methods: ``names``, or every method but ``names`` when ``inverted``."""
+
+    names: frozenset[str] = frozenset()
+    inverted: bool = True  # default: all methods
+
+    def __contains__(self, method: str) -> bool:
+        method = method_name(method) if method != OTHER else OTHER
+        if method == OTHER:
+            return self.inverted
+        return (method in self.names) != self.inverted
+
+    @property
+    def is_all(self) -> bool:
+        return self.inverted and not self.names
+
+    def intersect(self, other: "Methods") -> "Methods":
+        if self.is_all:
+            return other
+        if other.is_all:
+            return self
+        if not self.inverted and not other.inverted:
+            return Methods(self.names & other.names, False)
+        if self.inverted and other.inverted:
+            return Methods(self.names | other.names, True)
+        pos, neg = (self, other) if not self.inverted else (other, self)
+        return Methods(pos.names - neg.names, False)
+
+
+ALL_METHODS = Methods()
+
+
+# -- settings ------------------------------------------------------------------------------
+
+Order = Literal["deny,allow", "allow,deny", "mutual-failure"]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """An Allow or Deny entry with the methods it applies to, and where it was written."""
+
+    entry: Entry
+    methods: Methods = ALL_METHODS
+
+
+@dataclass(frozen=True)
+class Host:
+    """mod_authz_host's (2.2) / mod_access_compat's per-directory lists."""
+
+    orders: tuple[tuple[str, Methods], ...] = ()
+    allows: tuple[Rule, ...] = ()
+    denys: tuple[Rule, ...] = ()
+
+    def order(self, method: str) -> str:
+        result = "deny,allow"
+        for value, methods in self.orders:
+            if method in methods:
+                result = value
+        return result
+
+    def entries(self, which: str, method: str) -> list[Entry]:
+        rules = self.allows if which == "allow" else self.denys
+        return [r.entry for r in rules if method in r.methods]
+
+    def passes(self, method: str, request: "Request") -> bool:
+        allowed = any(_match(e, request) for e in self.entries("allow", method))
+        denied = any(_match(e, request) for e in self.entries("deny", method))
+        order = self.order(method)
+        if order == "deny,allow":
+            return allowed or not denied
+        return allowed and not denied  # allow,deny and mutual-failure
+
+    @property
+    def mentioned_methods(self) -> set[str]:
+        out: set[str] = set()
+        for _, m in self.orders:
+            out |= m.names
+        for r in self.allows + self.denys:
+            out |= r.methods.names
+        return out
+
+
+DEFAULT_HOST = Host()
+
+
+@dataclass(frozen=True)
+class RequireLine:
+    """One ``Require`` line (2.2 form or 2.4 provider form) and the methods it applies to."""
+
+    words: tuple[str, ...]
+    methods: Methods = ALL_METHODS
+
+    @property
+    def provider(self) -> str:
+        return self.words[0].lower() if self.words else ""
+
+
+@dataclass
+class Own:
+    """Access settings written in one scope. ``None``: not written there."""
+
+    host: Host | None = None
+    satisfy: tuple[tuple[str, Methods], ...] | None = None
+    requires: tuple[RequireLine, ...] | None = None
+    #: 2.4 authorization written in the scope (Require lines and containers), for compat mode.
+    authz: X.Expr | None = None
+    authmerging: str | None = None
+    authtype: str | None = None
+    #: Items of each kind, for locations and edits.
+    items: dict[str, list[Item]] = field(default_factory=dict)
+    errors: list[tuple[Item, str]] = field(default_factory=list)
+
+    @property
+    def has_compat(self) -> bool:
+        return self.host is not None or self.satisfy is not None
+
+    @property
+    def has_access(self) -> bool:
+        return self.has_compat or self.requires is not None or self.authz is not None
+
+
+@dataclass(frozen=True)
+class Effective:
+    """The merged settings a request meets (one rule set)."""
+
+    host: Host = DEFAULT_HOST
+    satisfy: tuple[tuple[str, Methods], ...] = ()
+    requires: tuple[RequireLine, ...] = ()
+    authz: X.Expr | None = None
+    authtype: str | None = None
+
+    def satisfy_for(self, method: str) -> str:
+        result = "all"
+        for value, methods in self.satisfy:
+            if method in methods:
+                result = value
+        return result
+
+    def requires_for(self, method: str) -> list[RequireLine]:
+        return [r for r in self.requires if method in r.methods]
+
+
+def merge(parent: Effective, own: Own, mode: Mode) -> Effective:
+    if mode == "2.2":
+        return Effective(
+            host=own.host if own.host is not None else parent.host,
+            satisfy=parent.satisfy + own.satisfy if own.satisfy is not None else parent.satisfy,
+            requires=own.requires if own.requires is not None else parent.requires,
+            authz=None,
+            authtype=own.authtype or parent.authtype,
+        )
+    # compat: the four directives share one struct without merger.
+    if own.has_compat:
+        host = own.host or DEFAULT_HOST
+        satisfy = own.satisfy or ()
+    else:
+        host, satisfy = parent.host, parent.satisfy
+    authz = parent.authz
+    if own.authz is not None:
+        op = (own.authmerging or "off").lower()
+        if op == "and" and parent.authz is not None:
+            authz = X.All((parent.authz, own.authz))
+        elif op == "or" and parent.authz is not None:
+            authz = X.AnyOf((parent.authz, own.authz))
+        else:
+            authz = own.authz
+    return Effective(host=host, satisfy=satisfy, requires=(), authz=authz, authtype=own.authtype or parent.authtype)
+
+
+# -- requests ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Request:
+    """One request as the access checks see it.
+
+    ``user`` with ``password_ok`` False means credentials with a wrong password;
+    ``hostname`` is the double-reverse lookup result (None: lookup fails);
+    ``env`` the variables set for the request (SetEnvIf ...); ``filename`` the
+    file system path (default: mapped from DocumentRoot / Alias); ``vhost`` the
+    ServerName of the virtual host (None: the first one, or the main server).
+    """
+
+    path: str = "/"
+    method: str = "GET"
+    client: str = "127.0.0.1"
+    hostname: str | None = None
+    env: frozenset[str] = frozenset()
+    user: str | None = None
+    password_ok: bool = True
+    groups: frozenset[str] = frozenset()
+    filename: str | None = None
+    is_dir: bool | None = None
+    vhost: str | None = None
+
+
+def _match(entry: Entry, request: Request) -> bool:
+    if entry.kind == "all":
+        return True
+    if entry.kind == "ip":
+        return entry.matches_ip(request.client)
+    if entry.kind == "host":
+        return request.hostname is not None and in_domain(entry.name, request.hostname)
+    if entry.kind == "env":
+        return entry.name in request.env
+    if entry.kind == "nenv":
+        return entry.name not in request.env
+    return False
+
+
+# -- scopes --------------------------------------------------------------------------------
+
+SCOPE_KEYS = frozenset(
+    {"directory", "directorymatch", "files", "filesmatch", "location", "locationmatch", "proxy", "proxymatch"}
+)
+TRANSPARENT = frozenset({"ifmodule", "ifdefine", "ifversion", "limit", "limitexcept"})
+COMPAT_KEYS = frozenset({"order", "allow", "deny", "satisfy"})
+AUTHZ_CONTAINERS = frozenset({"requireall", "requireany", "requirenone"})
+#: Require providers that exist only in 2.4 (a 2.2 server refuses them).
+NATIVE_24_PROVIDERS = frozenset({"all", "ip", "host", "env", "local", "method", "expr", "not", "forward-dn"})
+
+PHASES = {"server": 0, "vhost": 1, "directory": 2, "htaccess": 2, "directorymatch": 3, "files": 4, "location": 5}
+
+
+@dataclass(eq=False)
+class Scope:
+    """A place holding per-directory settings."""
+
+    kind: str  # server, vhost, directory, directorymatch, files, location, proxy, htaccess
+    node: Section | None
+    file: str
+    index: int
+    pattern: str = ""
+    regex: re.Pattern[str] | None = None
+    parent: "Scope | None" = None
+    vhost: Section | None = None
+    own: Own = field(default_factory=Own)
+    #: Directory path (normalized, trailing slash) for directory / htaccess scopes.
+    dirpath: str | None = None
+    #: ``AllowOverride`` written in the scope (the item), for .htaccess checks.
+    allowoverride: Item | None = None
+    live: Liveness = Liveness.LIVE
+
+    @property
+    def label(self) -> str:
+        if self.node is not None:
+            args = " ".join(self.node.args)
+            return f"<{self.node.name} {args}>".replace(" >", ">")
+        if self.kind == "htaccess":
+            return self.file
+        return "server level" if self.kind == "server" else "virtual host level"
+
+    @property
+    def line(self) -> int:
+        return self.node.location.line if self.node is not None else 1
+
+    def components(self) -> int:
+        return (self.dirpath or "/").count("/")
+
+    def merge_key(self) -> tuple:
+        """Where httpd merges this scope, earlier first (research notes §2(d))."""
+        phase = PHASES.get(self.kind, 6)
+        in_vhost = 1 if self.vhost is not None else 0
+        if self.kind in ("directory", "htaccess"):
+            return (phase, self.components(), 1 if self.kind == "htaccess" else 0, in_vhost, self.index)
+        if self.kind == "files":
+            outer = self.parent
+            depth = outer.components() if outer is not None and outer.kind in ("directory", "htaccess") else 0
+            nested = 0 if outer is None or outer.kind in ("server", "vhost") else 1
+            return (phase, nested, in_vhost if not nested else 0, depth, self.index)
+        return (phase, in_vhost, self.index)
+
+
+def normalize_dir(path: str) -> str:
+    path = re.sub(r"/+", "/", path.strip() or "/")
+    if not path.endswith("/"):
+        path += "/"
+    return path
+
+
+def _dir_under(child: str, parent: str) -> bool:
+    """``child`` (a directory path, may have wildcards) lies at or under ``parent`` (wildcards allowed)."""
+    cparts = child.strip("/").split("/") if child.strip("/") else []
+    pparts = parent.strip("/").split("/") if parent.strip("/") else []
+    if len(pparts) > len(cparts):
+        return False
+    return all(fnmatch.fnmatchcase(c, p) for c, p in zip(cparts, pparts))
+
+
+def _has_wildcard(text: str) -> bool:
+    return any(c in text for c in "*?[")
+
+
+@dataclass
+class Model:
+    """Every scope of a configuration, with what the mapping from URLs to files needs."""
+
+    scopes: list[Scope]
+    mode: Mode
+    document_root: dict[int | None, str]
+    aliases: dict[int | None, list[tuple[str, str]]]
+    vhosts: list[Section]
+    server_names: dict[int, list[str]]
+    #: A 2.4-only authorization directive next to 2.2 ones.
+    hybrid: bool = False
+    has_compat: bool = False
+    access_file_names: list[str] = field(default_factory=lambda: [".htaccess"])
+    has_entry: bool = False
+
+    # -- mapping ---------------------------------------------------------------------------
+    def vhost_of(self, request: Request) -> Section | None:
+        if not self.vhosts:
+            return None
+        if request.vhost is not None:
+            for v in self.vhosts:
+                if request.vhost.lower() in (n.lower() for n in self.server_names.get(id(v), [])):
+                    return v
+        return self.vhosts[0]
+
+    def filename(self, url: str, vhost: Section | None) -> str:
+        key = id(vhost) if vhost is not None else None
+        aliases = self.aliases.get(key, []) + self.aliases.get(None, []) if key is not None else self.aliases.get(None, [])
+        for prefix, target in aliases:
+            p = prefix.rstrip("/")
+            if url == p or url.startswith(p + "/") or (prefix.endswith("/") and url.startswith(prefix)):
+                rest = url[len(p):] if url.startswith(p) else url
+                return target.rstrip("/") + rest if rest else target
+        root = self.document_root.get(key) or self.document_root.get(None) or "/usr/local/apache2/htdocs"
+        return root.rstrip("/") + url
+
+    def url_to_fs(self, url: str, vhost: Section | None) -> str:
+        return self.filename(url, vhost)
+
+    # -- which scopes a request meets --------------------------------------------------------
+    def chain(self, request: Request) -> list[Scope]:
+        vhost = self.vhost_of(request)
+        url = request.path.split("?")[0]
+        filename = request.filename or self.filename(url, vhost)
+        is_dir = request.is_dir
+        dir_paths = {s.dirpath for s in self.scopes if s.dirpath}
+        if is_dir is None:
+            is_dir = filename.endswith("/") or normalize_dir(filename) in dir_paths
+        directory = normalize_dir(filename) if is_dir else normalize_dir(posixpath.dirname(filename.rstrip("/")) or "/")
+        basename = posixpath.basename(filename.rstrip("/"))
+        applied: list[Scope] = []
+        for scope in self.scopes:
+            if scope.vhost is not None and scope.vhost is not vhost:
+                continue
+            if self._applies(scope, url, filename, directory, basename, applied_parent_ok=True):
+                applied.append(scope)
+        # Nested scopes apply only when their parent does.
+        chosen = [s for s in applied if s.parent is None or s.parent in applied or s.parent.kind in ("server", "vhost")]
+        return sorted(chosen, key=Scope.merge_key)
+
+    def _applies(self, scope: Scope, url: str, filename: str, directory: str, basename: str, applied_parent_ok: bool) -> bool:
+        kind = scope.kind
+        if kind in ("server", "vhost"):
+            return True
+        if kind in ("directory", "htaccess"):
+            return scope.dirpath is not None and _dir_under(directory, scope.dirpath)
+        if kind == "directorymatch":
+            return bool(scope.regex and scope.regex.search(directory))
+        if kind == "files":
+            if scope.regex is not None:
+                return bool(scope.regex.search(basename))
+            return fnmatch.fnmatchcase(basename, scope.pattern)
+        if kind == "location":
+            if scope.regex is not None:
+                return bool(scope.regex.search(url))
+            if _has_wildcard(scope.pattern):
+                return fnmatch.fnmatchcase(url, scope.pattern) or fnmatch.fnmatchcase(url, scope.pattern.rstrip("/") + "/*")
+            p = scope.pattern
+            if p in ("", "/"):
+                return True
+            return url == p or url.startswith(p.rstrip("/") + "/") or (p.endswith("/") and url.startswith(p))
+        return False  # proxy: proxied requests only
+
+    def effective(self, request: Request, mode: Mode | None = None) -> Effective:
+        state = Effective()
+        for scope in self.chain(request):
+            state = merge(state, scope.own, mode or self.mode)
+        return state
+
+
+# -- building ------------------------------------------------------------------------------
+
+
+def _limit_methods(item: Item) -> Methods:
+    methods = ALL_METHODS
+    for section in item.context:
+        if section.key == "limit":
+            methods = methods.intersect(Methods(frozenset(method_name(a) for a in section.args), False))
+        elif section.key == "limitexcept":
+            methods = methods.intersect(Methods(frozenset(method_name(a) for a in section.args), True))
+    return methods
+
+
+def _scope_section(item: Item) -> tuple[Section | None, Section | None]:
+    """(innermost scope section, the virtual host) of an item."""
+    inner = None
+    vhost = None
+    for section in item.context:
+        if section.key in SCOPE_KEYS:
+            inner = section
+        elif section.key == "virtualhost":
+            vhost = section
+    return inner, vhost
+
+
+def _is_htaccess(name: str) -> bool:
+    return posixpath.basename(name).endswith("htaccess")
+
+
+def _compile(pattern: str) -> re.Pattern[str] | None:
+    try:
+        return re.compile(pattern)
+    except re.error:
+        return None
+
+
+class Builder:
+    def __init__(self, configset: ConfigSet, target: Target | None) -> None:
+        self.configset = configset
+        self.view = configset.view(target or Target(version=(2, 4, 62), modules=None))
+        self.scopes: dict[object, Scope] = {}
+        self.order: list[Scope] = []
+        self.document_root: dict[int | None, str] = {}
+        self.aliases: dict[int | None, list[tuple[str, str]]] = {}
+        self.vhosts: list[Section] = []
+        self.server_names: dict[int, list[str]] = {}
+        self.hybrid_items: list[Item] = []
+        self.compat_items: list[Item] = []
+        self.server_root = configset.server_root
+        self.access_file_names = [".htaccess"]
+
+    def scope_for(self, section: Section | None, vhost: Section | None, item: Item) -> Scope:
+        if section is None:
+            if _is_htaccess(item.file) and not item.context:
+                key: object = ("htaccess", item.file)
+                if key not in self.scopes:
+                    self._add(Scope("htaccess", None, item.file, len(self.order), dirpath=self._htaccess_dir(item.file)), key)
+                return self.scopes[key]
+            key = ("vhost", id(vhost)) if vhost is not None else ("server",)
+            if key not in self.scopes:
+                kind = "vhost" if vhost is not None else "server"
+                self._add(Scope(kind, None, item.file, -1 if kind == "server" else len(self.order), vhost=vhost), key)
+            return self.scopes[key]
+        key = id(section)
+        if key not in self.scopes:
+            parent_section = None
+            for s in reversed(section.ancestors):
+                if s.key in SCOPE_KEYS:
+                    parent_section = s
+                    break
+            parent = self.scopes.get(id(parent_section)) if parent_section is not None else None
+            if parent_section is not None and parent is None:
+                parent = self._section_scope(parent_section, vhost, item.file)
+            scope = self._make(section, vhost, item.file, parent)
+            self._add(scope, key)
+        return self.scopes[key]
+
+    def _section_scope(self, section: Section, vhost: Section | None, file: str) -> Scope:
+        key = id(section)
+        if key not in self.scopes:
+            parent_section = next((s for s in reversed(section.ancestors) if s.key in SCOPE_KEYS), None)
+            parent = self._section_scope(parent_section, vhost, file) if parent_section is not None else None
+            self._add(self._make(section, vhost, file, parent), key)
+        return self.scopes[key]
+
+    def _add(self, scope: Scope, key: object) -> None:
+        self.scopes[key] = scope
+        self.order.append(scope)
+
+    def _make(self, section: Section, vhost: Section | None, file: str, parent: Scope | None) -> Scope:
+        key = section.key
+        args = section.args
+        regex = None
+        pattern = args[0] if args else ""
+        if key in ("directorymatch", "filesmatch", "locationmatch", "proxymatch") or (args and args[0] == "~" and len(args) > 1):
+            text = args[1] if args and args[0] == "~" and len(args) > 1 else pattern
+            regex = _compile(text)
+            pattern = text
+            kind = {"directory": "directorymatch", "directorymatch": "directorymatch", "files": "files",
+                    "filesmatch": "files", "location": "location", "locationmatch": "location"}.get(key, "proxy")
+        else:
+            kind = {"directory": "directory", "files": "files", "location": "location"}.get(key, "proxy")
+        scope = Scope(kind, section, file, len(self.order), pattern=pattern, regex=regex, parent=parent, vhost=vhost)
+        if kind == "directory":
+            scope.dirpath = normalize_dir(self._absolute(pattern))
+        if kind == "files" and regex is None and parent is not None and parent.kind == "directory":
+            pass
+        return scope
+
+    def _absolute(self, path: str) -> str:
+        if path.startswith("/"):
+            return path
+        return posixpath.join(self.server_root, path)
+
+    def _htaccess_dir(self, name: str) -> str | None:
+        directory = posixpath.dirname(name)
+        if not directory:
+            return None
+        candidate = normalize_dir("/" + directory.lstrip("/"))
+        for scope in self.order:
+            if scope.kind == "directory" and scope.dirpath == candidate:
+                return candidate
+        # A Directory appearing later in the set is matched in finish().
+        return candidate
+
+    def read(self) -> None:
+        for item in self.view.items:
+            if item.live is Liveness.DEAD:
+                continue
+            key = item.key
+            section, vhost = _scope_section(item)
+            if key == "virtualhost":
+                self.vhosts.append(item.node)  # type: ignore[arg-type]
+                continue
+            if key in ("servername", "serveralias") and vhost is not None:
+                self.server_names.setdefault(id(vhost), []).extend(item.args)
+                continue
+            if key == "documentroot" and item.args and section is None:
+                self.document_root[id(vhost) if vhost is not None else None] = self._absolute(item.args[0])
+                continue
+            if key in ("alias", "scriptalias") and len(item.args) >= 2 and section is None:
+                self.aliases.setdefault(id(vhost) if vhost is not None else None, []).append(
+                    (item.args[0], self._absolute(item.args[1]))
+                )
+                continue
+            if key == "allowoverride" and section is not None:
+                self.scope_for(section, vhost, item).allowoverride = item
+                continue
+            if key == "accessfilename" and section is None and item.args:
+                self.access_file_names = [a for a in item.args]
+                continue
+            if key in SCOPE_KEYS and isinstance(item.node, Section):
+                self.scope_for(item.node, vhost, item).live = item.live
+                continue
+            if key in COMPAT_KEYS or key in ("require", "authtype", "authmerging") or key in AUTHZ_CONTAINERS:
+                self._read_access(item, section, vhost)
+
+    def _read_access(self, item: Item, section: Section | None, vhost: Section | None) -> None:
+        key = item.key
+        in_container = any(s.key in AUTHZ_CONTAINERS for s in item.context)
+        scope = self.scope_for(section, vhost, item)
+        own = scope.own
+        if not in_container:
+            own.items.setdefault(key, []).append(item)
+        methods = _limit_methods(item)
+        args = item.args
+        if key in COMPAT_KEYS:
+            self.compat_items.append(item)
+        if key == "order":
+            value = (args[0].lower() if args else "")
+            if value not in ("deny,allow", "allow,deny", "mutual-failure"):
+                own.errors.append((item, "unknown order"))
+                return
+            host = own.host or Host()
+            own.host = replace(host, orders=host.orders + ((value, methods),))
+        elif key in ("allow", "deny"):
+            host = own.host or Host()
+            try:
+                entries = parse_from(args)
+            except AddressError as error:
+                own.errors.append((item, str(error)))
+                own.host = host
+                return
+            rules = tuple(Rule(e, methods) for e in entries)
+            own.host = replace(host, allows=host.allows + rules) if key == "allow" else replace(host, denys=host.denys + rules)
+        elif key == "satisfy":
+            value = args[0].lower() if args else ""
+            if value not in ("all", "any"):
+                own.errors.append((item, "Satisfy either 'any' or 'all'."))
+                return
+            own.satisfy = (own.satisfy or ()) + ((value, methods),)
+        elif key == "authtype":
+            if args:
+                own.authtype = None if args[0].lower() == "none" else args[0]
+        elif key == "authmerging":
+            if args:
+                own.authmerging = args[0].lower()
+            self.hybrid_items.append(item)
+        elif key in AUTHZ_CONTAINERS:
+            if not in_container:
+                self.hybrid_items.append(item)
+                section_node = item.node
+                assert isinstance(section_node, Section)
+                tree = X.from_section(section_node, item.args)
+                own.authz = tree if own.authz is None else X.AnyOf((own.authz, tree))
+        elif key == "require":
+            if in_container:
+                return  # part of a container read above
+            line = RequireLine(tuple(args), methods)
+            own.requires = (own.requires or ()) + (line,)
+            leaf = X.from_require(args)
+            if methods is not ALL_METHODS and not methods.is_all:
+                leaf = X.All((X.method_leaf(methods), leaf))
+            own.authz = leaf if own.authz is None else X.AnyOf((own.authz, leaf))
+            if line.provider in NATIVE_24_PROVIDERS:
+                self.hybrid_items.append(item)
+
+    def finish(self) -> Model:
+        # .htaccess directories: known when a <Directory> names them.
+        dirs = {s.dirpath for s in self.order if s.kind == "directory"}
+        for scope in self.order:
+            if scope.kind == "htaccess" and scope.dirpath not in dirs:
+                scope.dirpath = None
+        mode: Mode = "compat" if (self.hybrid_items and self.compat_items) else "2.2"
+        return Model(
+            scopes=sorted(self.order, key=lambda s: s.index),
+            mode=mode,
+            document_root=self.document_root,
+            aliases=self.aliases,
+            vhosts=self.vhosts,
+            server_names=self.server_names,
+            hybrid=bool(self.hybrid_items and self.compat_items),
+            has_compat=bool(self.compat_items),
+            access_file_names=self.access_file_names,
+            has_entry=self.configset.entry is not None,
+        )
+
+
+def build(configset: ConfigSet, target: Target | None = None) -> Model:
+    """Read the access-control settings of a configuration set."""
+    builder = Builder(configset, target)
+    builder.read()
+    return builder.finish()
+
+
+# -- the decision ----------------------------------------------------------------------------
+
+OK, UNAUTHORIZED, FORBIDDEN, SERVER_ERROR = 200, 401, 403, 500
+
+
+def _user_status(request: Request) -> int | None:
+    """Authentication: None when the user is authenticated, else the status."""
+    if request.user is None or not request.password_ok:
+        return UNAUTHORIZED
+    return None
+
+
+def _require_ok(lines: Sequence[RequireLine], request: Request) -> bool:
+    """2.2's authorization modules, taken as "any line accepts the user"."""
+    user = request.user
+    for line in lines:
+        words = line.words
+        provider = line.provider
+        if provider == "valid-user":
+            return True
+        if provider in ("user", "ldap-user") and user in words[1:]:
+            return True
+        if provider in ("group", "dbm-group", "ldap-group") and any(g in request.groups for g in words[1:]):
+            return True
+    return False
+
+
+def decide_effective(state: Effective, request: Request, mode: Mode = "2.2") -> int:
+    """The status for a request meeting merged settings ``state``."""
+    method = method_name(request.method)
+    host_ok = state.host.passes(method, request)
+    satisfy = state.satisfy_for(method)
+    if mode == "2.2":
+        lines = state.requires_for(method)
+        if satisfy == "any" and host_ok:
+            return OK
+        if not host_ok and (satisfy == "all" or not lines):
+            return FORBIDDEN
+        if not lines:
+            return OK
+        if state.authtype is None:
+            return SERVER_ERROR
+        status = _user_status(request)
+        if status is not None:
+            return status
+        return OK if _require_ok(lines, request) else UNAUTHORIZED
+    # 2.4 + mod_access_compat
+    if satisfy == "any" and host_ok:
+        return OK
+    if satisfy == "all" and not host_ok:
+        return FORBIDDEN
+    return X.decide24(state.authz, state.authtype, request)
+
+
+def decide_22(configset_or_model: ConfigSet | Model, request: Request) -> int:
+    """The status httpd 2.2 answers ``request`` with (200, 401, 403 or 500) on this configuration."""
+    model = configset_or_model if isinstance(configset_or_model, Model) else build(configset_or_model)
+    return decide_effective(model.effective(request, "2.2"), request, "2.2")
+
+
+def decide_compat(configset_or_model: ConfigSet | Model, request: Request) -> int:
+    """The status httpd 2.4 with mod_access_compat answers ``request`` with."""
+    model = configset_or_model if isinstance(configset_or_model, Model) else build(configset_or_model)
+    return decide_effective(model.effective(request, "compat"), request, "compat")
+
+
+def decide_24(configset_or_model: ConfigSet | Model, request: Request) -> int:
+    """The status of pure 2.4 (no mod_access_compat): only the Require tree counts."""
+    model = configset_or_model if isinstance(configset_or_model, Model) else build(configset_or_model)
+    state = model.effective(request, "compat")
+    return X.decide24(state.authz, state.authtype, request)
+
+
+def errors(model: Model) -> Iterable[tuple[Scope, Item, str]]:
+    for scope in model.scopes:
+        for item, message in scope.own.errors:
+            yield scope, item, message

@@ -1,0 +1,397 @@
+"""What every access-control scope means, and what to write in it.
+
+For a scope D the settings it inherits depend on which other scopes apply to
+the same request. :func:`chains` lists the possible sets of earlier scopes
+(research notes §2(d) merge order; scopes that certainly apply are always in,
+scopes that may apply are tried in and out, scopes that exclude each other are
+never together). A scope whose meaning is the same for every such set can be
+written out in full; otherwise it needs a person (or, for a scope that only
+adds ``Require`` lines, ``AuthMerging And`` keeps the inherited address rules
+exactly).
+"""
+
+from __future__ import annotations
+
+import itertools
+import posixpath
+from dataclasses import dataclass, field
+
+from . import expr as X
+from .hosts import Entry
+from .model import (
+    ALL_METHODS,
+    OTHER,
+    Effective,
+    Host,
+    Methods,
+    Mode,
+    Model,
+    Scope,
+    _dir_under,
+    _has_wildcard,
+    merge,
+    normalize_dir,
+)
+
+MAX_UNCERTAIN = 8
+
+
+# -- which scopes meet -------------------------------------------------------------------------
+
+
+def _fs(scope: Scope, model: Model) -> tuple[str | None, list[str] | None]:
+    """(a directory every request of the scope lies under, the directories its requests may lie under)."""
+    kind = scope.kind
+    if kind in ("directory", "htaccess"):
+        if scope.dirpath is None:
+            return "/", None
+        return (None if _has_wildcard(scope.dirpath) else scope.dirpath), [scope.dirpath]
+    if kind == "files":
+        if scope.parent is not None and scope.parent.kind not in ("server", "vhost"):
+            return _fs(scope.parent, model)
+        return "/", None
+    if kind == "location" and scope.regex is None and not _has_wildcard(scope.pattern):
+        mapped = model.filename(scope.pattern or "/", scope.vhost)
+        roots = [normalize_dir(mapped)]
+        key = id(scope.vhost) if scope.vhost is not None else None
+        for prefix, target in model.aliases.get(key, []) + (model.aliases.get(None, []) if key is not None else []):
+            if prefix.startswith(scope.pattern.rstrip("/") + "/") or scope.pattern in ("", "/"):
+                roots.append(normalize_dir(target))
+        certain = normalize_dir(posixpath.dirname(mapped.rstrip("/")) or "/")
+        if scope.pattern.endswith("/"):
+            certain = normalize_dir(mapped)
+        return certain, roots
+    return "/", None
+
+
+def _url(scope: Scope) -> str | None:
+    if scope.kind == "location" and scope.regex is None and not _has_wildcard(scope.pattern):
+        return scope.pattern or "/"
+    return None
+
+
+def _url_under(child: str, parent: str) -> bool:
+    if parent in ("", "/"):
+        return True
+    p = parent.rstrip("/")
+    return child == p or child.startswith(p + "/") or (parent.endswith("/") and child.startswith(parent))
+
+
+def _vhost_ok(a: Scope, b: Scope) -> bool:
+    return a.vhost is None or b.vhost is None or a.vhost is b.vhost
+
+
+def may_meet(a: Scope, b: Scope, model: Model) -> bool:
+    """Whether one request can meet both scopes."""
+    if not _vhost_ok(a, b):
+        return False
+    if a.kind in ("server", "vhost") or b.kind in ("server", "vhost") or "proxy" in (a.kind, b.kind):
+        return a.kind != "proxy" and b.kind != "proxy" or a.kind == b.kind
+    ua, ub = _url(a), _url(b)
+    if ua is not None and ub is not None:
+        return _url_under(ua, ub) or _url_under(ub, ua)
+    if a.kind == "files" and b.kind == "files" and a.regex is None and b.regex is None:
+        if not _has_wildcard(a.pattern) and not _has_wildcard(b.pattern) and a.pattern != b.pattern:
+            return False
+    _, ra = _fs(a, model)
+    _, rb = _fs(b, model)
+    if ra is None or rb is None:
+        return True
+    return any(_dir_under(x, y) or _dir_under(y, x) for x in ra for y in rb)
+
+
+def certainly_meets(p: Scope, d: Scope, model: Model) -> bool:
+    """Whether every request of ``d`` also meets ``p``."""
+    if p.kind == "server":
+        return d.kind != "proxy"
+    if p.kind == "vhost":
+        return d.vhost is p.vhost
+    if p.vhost is not None and p.vhost is not d.vhost:
+        return False
+    if p.kind in ("directory", "htaccess") and p.dirpath is not None and not _has_wildcard(p.dirpath):
+        certain, _ = _fs(d, model)
+        return certain is not None and _dir_under(certain, p.dirpath)
+    up, ud = _url(p), _url(d)
+    if up is not None and ud is not None:
+        return _url_under(ud, up)
+    return False
+
+
+def _relevant(scope: Scope) -> bool:
+    return scope.own.has_access or scope.own.authtype is not None
+
+
+def predecessors(d: Scope, model: Model) -> tuple[list[Scope], list[Scope]]:
+    """(certain, uncertain) earlier scopes with access settings that may meet ``d``."""
+    key = d.merge_key()
+    certain: list[Scope] = []
+    uncertain: list[Scope] = []
+    unknown_htaccess = d.kind == "htaccess" and d.dirpath is None
+    for p in model.scopes:
+        if p is d or not _relevant(p) or p.merge_key() >= key:
+            continue
+        if unknown_htaccess:
+            # Assumed: only what applies everywhere (server, vhost, <Directory />) precedes it.
+            if p.kind in ("server", "vhost") and certainly_meets(p, d, model):
+                certain.append(p)
+            elif p.kind == "directory" and p.dirpath == "/" and _vhost_ok(p, d):
+                certain.append(p)
+            continue
+        if not may_meet(p, d, model):
+            continue
+        (certain if certainly_meets(p, d, model) else uncertain).append(p)
+    return certain, uncertain
+
+
+def chains(d: Scope, model: Model) -> list[list[Scope]] | None:
+    """Every possible list of earlier scopes (merge order); None when there are too many to try."""
+    certain, uncertain = predecessors(d, model)
+    if len(uncertain) > MAX_UNCERTAIN:
+        return None
+    out = []
+    for n in range(len(uncertain) + 1):
+        for subset in itertools.combinations(uncertain, n):
+            if any(not may_meet(a, b, model) for a, b in itertools.combinations(subset, 2)):
+                continue
+            if any(not may_meet(a, b, model) for a in subset for b in certain):
+                continue
+            out.append(sorted(certain + list(subset), key=Scope.merge_key))
+    return out
+
+
+def inherited(chain: list[Scope], mode: Mode) -> Effective:
+    state = Effective()
+    for scope in chain:
+        state = merge(state, scope.own, mode)
+    return state
+
+
+# -- 2.4 expressions of a merged state ---------------------------------------------------------
+
+
+def entry_expr(entry: Entry) -> X.Expr:
+    if entry.kind == "all":
+        return X.TRUE
+    if entry.kind == "ip":
+        return X.Leaf("ip", (entry.text,))
+    if entry.kind == "host":
+        return X.Leaf("host", (entry.name,))
+    if entry.kind == "env":
+        return X.Leaf("env", (entry.name,))
+    return X.Leaf("env", (entry.name,), negate=True)  # env=!NAME
+
+
+def negate(e: X.Expr) -> X.Expr:
+    if e == X.TRUE:
+        return X.FALSE
+    if e == X.FALSE:
+        return X.TRUE
+    if isinstance(e, X.Leaf):
+        return X.Leaf(e.provider, e.args, not e.negate)
+    if isinstance(e, X.AnyOf) and not e.negate:
+        return X.All((X.TRUE,) + tuple(negate(i) for i in e.items))
+    return type(e)(e.items, not e.negate)
+
+
+def host_expr(host: Host, method: str) -> X.Expr:
+    allows = X.AnyOf(tuple(entry_expr(e) for e in host.entries("allow", method)))
+    denys = X.AnyOf(tuple(entry_expr(e) for e in host.entries("deny", method)))
+    not_denied = X.simplify(negate(X.simplify(denys)))
+    if host.order(method) == "deny,allow":
+        return X.simplify(X.AnyOf((allows, not_denied)))
+    return X.simplify(X.All((allows, not_denied)))
+
+
+def require_expr_22(state: Effective, method: str, dbm_groups: bool = False) -> X.Expr | None:
+    lines = state.requires_for(method)
+    if not lines:
+        return None
+    leaves = []
+    for line in lines:
+        leaf = X.from_require(line.words)
+        if dbm_groups and isinstance(leaf, X.Leaf) and leaf.provider == "group":
+            leaf = X.Leaf("dbm-group", leaf.args, leaf.negate)
+        leaves.append(leaf)
+    return X.simplify(X.AnyOf(tuple(leaves)))
+
+
+class Inexact(Exception):
+    """The state cannot be written in pure 2.4 with the same answers."""
+
+
+def state_expr(state: Effective, method: str, mode: Mode) -> X.Expr:
+    """The 2.4 authorization that answers as ``state`` does for ``method``."""
+    h = host_expr(state.host, method)
+    satisfy = state.satisfy_for(method)
+    if mode == "2.2":
+        r = require_expr_22(state, method)
+        if r is None:
+            return h
+    else:
+        r = state.authz
+        if r is None:
+            if satisfy == "all":
+                if state.authtype is None or h == X.FALSE:
+                    return h
+            elif state.authtype is None or h == X.TRUE:
+                return X.TRUE
+            raise Inexact("AuthType without any Require answers 500 on 2.4 with mod_access_compat")
+    if satisfy == "any":
+        return X.simplify(X.AnyOf((r, h)))
+    return X.simplify(X.All((r, h)))
+
+
+def methods_of(model: Model) -> list[str]:
+    names: set[str] = {"GET"}
+    for scope in model.scopes:
+        own = scope.own
+        if own.host is not None:
+            names |= own.host.mentioned_methods
+        for _, m in own.satisfy or ():
+            names |= m.names
+        for line in own.requires or ():
+            names |= line.methods.names
+    return sorted(names) + [OTHER]
+
+
+def full_expr(state: Effective, mode: Mode, methods: list[str]) -> X.Expr:
+    """One expression for every method (``Require method`` branches where they differ)."""
+    by_method = {m: X.simplify(state_expr(state, m, mode)) for m in methods}
+    distinct: list[X.Expr] = []
+    for e in by_method.values():
+        if e not in distinct:
+            distinct.append(e)
+    if len(distinct) == 1:
+        return distinct[0]
+    named = [m for m in methods if m != OTHER]
+    branches: list[X.Expr] = []
+    for e in distinct:
+        group = [m for m, v in by_method.items() if v == e]
+        if e == X.FALSE:
+            continue
+        if OTHER in group:
+            excluded = tuple(sorted(set(named) - set(group)))
+            branches.append(X.All((e, X.Leaf("method", excluded, True))))
+        else:
+            branches.append(X.All((X.Leaf("method", tuple(sorted(group))), e)))
+    return X.simplify(X.AnyOf(tuple(branches)))
+
+
+def render_key(e: X.Expr) -> str:
+    return X.render(e)
+
+
+# -- the plan for one scope --------------------------------------------------------------------
+
+
+@dataclass
+class ScopePlan:
+    scope: Scope
+    #: "translate" (compat directives), "require" (Require lines that lose inherited rules),
+    #: "authtype" (AuthType with possibly no Require), "hybrid".
+    kind: str
+    text: str | None = None  # the Require block to write (None: no exact translation)
+    authmerging: str | None = None
+    reason: str = ""
+    expr: X.Expr | None = None
+    states: list[Effective] = field(default_factory=list)
+
+
+def plan_scope(d: Scope, model: Model, mode: Mode, methods: list[str]) -> ScopePlan | None:
+    own = d.own
+    if own.has_compat:
+        kind = "hybrid" if mode == "compat" else "translate"
+    elif own.requires is not None or own.authz is not None:
+        kind = "hybrid" if mode == "compat" else "require"
+    elif own.authtype is not None:
+        kind = "authtype"
+    else:
+        return None
+    possible = chains(d, model)
+    if possible is None:
+        return ScopePlan(d, kind, reason=f"more than {MAX_UNCERTAIN} other sections may apply together with it")
+    if kind == "authtype":
+        certain, uncertain = predecessors(d, model)
+        has_access_pred = [p for p in certain + uncertain if p.own.has_access]
+        if any(p.own.has_access for p in certain):
+            return None  # something with Require (after translation) always applies
+        return ScopePlan(d, kind, text="Require all granted", authmerging="And" if has_access_pred else None)
+    texts: dict[str, X.Expr] = {}
+    states: list[Effective] = []
+    inherited_states: list[Effective] = []
+    try:
+        for chain in possible:
+            inh = inherited(chain, mode)
+            state = merge(inh, own, mode)
+            inherited_states.append(inh)
+            states.append(state)
+            e = full_expr(state, mode, methods)
+            texts.setdefault(render_key(e), e)
+    except Inexact as error:
+        return ScopePlan(d, kind, reason=str(error))
+    if len(texts) == 1:
+        e = next(iter(texts.values()))
+        return ScopePlan(d, kind, text=X.render(e), expr=e, states=states)
+    # Several meanings. A scope that only adds Require lines under Satisfy All, where no
+    # Require is inherited, keeps the inherited address rules with AuthMerging And.
+    if kind == "require" and mode == "2.2":
+        if all(
+            not inh.requires and all(inh.satisfy_for(m) == "all" for m in methods) for inh in inherited_states
+        ):
+            own_state = Effective(requires=own.requires or ())
+            try:
+                e = full_expr(own_state, mode, methods)
+            except Inexact:
+                e = None
+            if e is not None:
+                return ScopePlan(d, kind, text=X.render(e), authmerging="And", expr=e, states=states)
+    where = ", ".join(sorted({p.label for chain in possible for p in chain if p.kind not in ("server",)})) or "?"
+    return ScopePlan(
+        d,
+        kind,
+        reason=f"its meaning depends on which other sections apply to the request ({where})",
+        states=states,
+    )
+
+
+def own_expr_24(d: Scope, methods: list[str]) -> X.Expr | None:
+    """What the scope's own Require lines mean on pure 2.4 (they replace what is inherited)."""
+    if d.own.authz is None:
+        return None
+    return X.simplify(d.own.authz)
+
+
+@dataclass
+class Plan:
+    model: Model
+    mode: Mode
+    methods: list[str]
+    scopes: list[ScopePlan]
+
+    @property
+    def exact(self) -> bool:
+        return all(p.text is not None for p in self.scopes)
+
+
+def make_plan(model: Model) -> Plan:
+    mode = model.mode
+    methods = methods_of(model)
+    plans: list[ScopePlan] = []
+    invalid = [(s, item, message) for s in model.scopes for item, message in s.own.errors]
+    for d in model.scopes:
+        if d.kind == "proxy" and not d.own.has_access:
+            continue
+        p = plan_scope(d, model, mode, methods)
+        if p is None:
+            continue
+        if p.kind in ("require", "hybrid") and not d.own.has_compat and p.text is not None and p.authmerging is None:
+            # Already 2.4: leave it alone when pure 2.4 gives the same answers.
+            own = own_expr_24(d, methods)
+            if own is not None and X.render(own) == p.text and not d.own.authmerging:
+                continue
+        if invalid and p.text is not None:
+            _, item, message = invalid[0]
+            p.text, p.expr = None, None
+            p.reason = f"{item.file}:{item.node.location.line}: {item.node.name} is invalid ({message})"
+        plans.append(p)
+    return Plan(model, mode, methods, plans)
