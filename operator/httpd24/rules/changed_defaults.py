@@ -1,0 +1,434 @@
+"""Defaults 2.4 changed (spec §2.2, research §3.6): AllowOverride, EnableSendfile, FileETag,
+SSLProxyCheckPeerCN / SSLProxyCheckPeerName / SSLProxyCheckPeerExpire.
+
+Each rule has a documented decision -- keep 2.2's behaviour or adopt 2.4's --
+and reports either way. ``ctx.defaults`` (``--defaults``) overrides every
+decision: ``"keep-2.2"`` applies the fix that writes the 2.2 value explicitly
+(PRESERVE); ``"adopt-2.4"`` reports and leaves the 2.4 default in force (the
+same fix is then only shown, never applied).
+"""
+
+from __future__ import annotations
+
+import posixpath
+
+from ..apache import table
+from ..config import Comment, Directive, Item, Section, edit
+from ..engine import Applicability, Rule, Severity, register
+
+KEEP = "keep-2.2"
+ADOPT = "adopt-2.4"
+
+
+def decision(ctx, documented: str) -> str:
+    """The policy for one changed default: the override if given, else the rule's decision."""
+    return ctx.defaults if ctx.defaults in (KEEP, ADOPT) else documented
+
+
+def applicability(choice: str) -> Applicability:
+    return Applicability.PRESERVE if choice == KEEP else Applicability.DISPLAY_ONLY
+
+
+def access_file_names(ctx) -> set[str]:
+    names = {".htaccess"}
+    for item in ctx.items("accessfilename"):
+        names.update(item.args)
+    return names
+
+
+def is_htaccess(name: str, names: set[str]) -> bool:
+    base = posixpath.basename(name)
+    return base in names or base.endswith(".htaccess")
+
+
+def htaccess_documents(ctx) -> list[str]:
+    names = access_file_names(ctx)
+    return [name for name in ctx.configset.documents if is_htaccess(name, names)]
+
+
+def _server_items(ctx):
+    """Live items that are not in .htaccess files."""
+    names = access_file_names(ctx)
+    for item in ctx.live_items():
+        if not is_htaccess(item.file, names):
+            yield item
+
+
+def serving_anchor(ctx) -> Item | None:
+    """Where a server-wide default is written: before the main server's first DocumentRoot,
+    else before the first <VirtualHost>, else before the first <Directory>; None for a
+    configuration that serves no files (a module's settings, an .htaccess file)."""
+    first_vhost = first_directory = None
+    for item in _server_items(ctx):
+        if item.key == "documentroot" and item.in_section("virtualhost") is None and not item.context:
+            return item
+        if item.key == "virtualhost" and first_vhost is None and not item.context:
+            first_vhost = item
+        if item.key == "directory" and first_directory is None:
+            first_directory = item
+    return first_vhost or first_directory
+
+
+class _ServerDefault(Rule):
+    """A server-wide default written once, before the anchor."""
+
+    key: str
+    value_22: str
+    value_24: str
+    documented = ADOPT
+    fix_availability = "sometimes"
+
+    def why_adopt(self) -> str:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def check_config(self, ctx):
+        if ctx.has(self.key):
+            return
+        anchor = serving_anchor(ctx)
+        if anchor is None:
+            return
+        choice = decision(ctx, self.documented)
+        node = anchor.node
+        text = f"{self.name_22} {self.value_22}"
+        fix = self.fix(f"write {text} (2.2's default) explicitly", applicability(choice),
+                       lambda: edit.insert_before(node, text), node)
+        if choice == KEEP:
+            message = (f"{self.name_22} defaults to {self.value_24} in 2.4 ({self.value_22} in 2.2); "
+                       f"keeping 2.2's behaviour: write `{text}`")
+        else:
+            message = (f"{self.name_22} defaults to {self.value_24} in 2.4 ({self.value_22} in 2.2); "
+                       f"2.4's default is adopted ({self.why_adopt()}); write `{text}` to keep 2.2's")
+        yield self.finding(anchor, message, replacement=text, fix=fix)
+
+    name_22: str
+
+
+@register
+class EnableSendfileDefault(_ServerDefault):
+    """
+    ## What it does
+    Reports a configuration that serves files and does not set
+    `EnableSendfile`, whose default changed from `On` (2.2) to `Off` (2.4).
+
+    ## Why is this bad?
+    The server now copies files through user space instead of using the
+    kernel's `sendfile`: slightly more CPU for large static files, but no
+    stale or truncated responses on network file systems (NFS, SMB, many
+    container volume drivers) where sendfile is broken -- the reason 2.4
+    changed the default.
+
+    ## Example
+    ```apache
+    DocumentRoot /var/www/html
+    ```
+
+    ## Use instead
+    ```apache
+    # 2.4's default (the decision of this rule): nothing to write.
+    # To keep 2.2's behaviour (--defaults keep-2.2):
+    EnableSendfile On
+    DocumentRoot /var/www/html
+    ```
+
+    ## Fix safety
+    Decision: adopt 2.4's `Off` (correct on every file system; the finding
+    says so and the fix is only shown). With `--defaults keep-2.2` the fix
+    writes `EnableSendfile On` before the main server's first `DocumentRoot`
+    (preserve: 2.2's default, written out).
+    """
+
+    code = "HT302"
+    name = "enable-sendfile-default"
+    severity = Severity.INFO
+    summary = "EnableSendfile defaults to Off in 2.4 (On in 2.2)"
+    key = "enablesendfile"
+    name_22 = "EnableSendfile"
+    value_22 = "On"
+    value_24 = "Off"
+
+    def why_adopt(self) -> str:
+        return "sendfile serves stale or truncated files from network file systems"
+
+
+@register
+class FileETagDefault(_ServerDefault):
+    """
+    ## What it does
+    Reports a configuration that serves files and does not set `FileETag`,
+    whose default changed from `INode MTime Size` (2.2) to `MTime Size` (2.4).
+
+    ## Why is this bad?
+    ETags of 2.4 no longer contain the file's inode number, so they change
+    once after the upgrade (clients revalidate their caches once), and --
+    the reason for the change -- the same file served by several replicas or
+    servers now gets the same ETag on each of them.
+
+    ## Example
+    ```apache
+    DocumentRoot /var/www/html
+    ```
+
+    ## Use instead
+    ```apache
+    # 2.4's default (the decision of this rule): nothing to write.
+    # To keep 2.2's ETags (--defaults keep-2.2):
+    FileETag INode MTime Size
+    DocumentRoot /var/www/html
+    ```
+
+    ## Fix safety
+    Decision: adopt 2.4's `MTime Size` (identical ETags across replicas, as
+    a Deployment with several pods needs). With `--defaults keep-2.2` the fix
+    writes `FileETag INode MTime Size` (preserve).
+    """
+
+    code = "HT303"
+    name = "file-etag-default"
+    severity = Severity.INFO
+    summary = "FileETag defaults to MTime Size in 2.4 (INode MTime Size in 2.2)"
+    key = "fileetag"
+    name_22 = "FileETag"
+    value_22 = "INode MTime Size"
+    value_24 = "MTime Size"
+
+    def why_adopt(self) -> str:
+        return "identical ETags on every replica"
+
+
+_PEER_CHECKS = (
+    ("sslproxycheckpeercn", "SSLProxyCheckPeerCN"),
+    ("sslproxycheckpeername", "SSLProxyCheckPeerName"),
+    ("sslproxycheckpeerexpire", "SSLProxyCheckPeerExpire"),
+)
+
+
+@register
+class SSLProxyCheckPeerDefault(Rule):
+    """
+    ## What it does
+    Finds `SSLProxyEngine on` in a server (the main server or a
+    `<VirtualHost>`) that does not set `SSLProxyCheckPeerCN`,
+    `SSLProxyCheckPeerName` and `SSLProxyCheckPeerExpire`.
+
+    ## Why is this bad?
+    2.2 did not check the certificate of an HTTPS backend for its name or its
+    expiry (`SSLProxyCheckPeerCN off`, `SSLProxyCheckPeerExpire off`); 2.4
+    checks both by default, and adds `SSLProxyCheckPeerName on` (subjectAltName
+    and CN against the backend's host name). A backend whose certificate is
+    self-signed for another name or expired -- common for internal services
+    -- now gets 502 Bad Gateway instead of being proxied.
+
+    ## Example
+    ```apache
+    SSLProxyEngine on
+    ProxyPass /app https://backend.internal/
+    ```
+
+    ## Use instead
+    ```apache
+    # 2.4's checks (the decision of this rule): give the backend a valid
+    # certificate for the name in the URL. To keep 2.2's behaviour
+    # (--defaults keep-2.2):
+    SSLProxyEngine on
+    SSLProxyCheckPeerCN off
+    SSLProxyCheckPeerName off
+    SSLProxyCheckPeerExpire off
+    ```
+
+    ## Fix safety
+    Decision: adopt 2.4's checks (they are what makes proxied HTTPS secure);
+    the warning says that bad backends will now answer 502, and the fix is
+    only shown. With `--defaults keep-2.2` the fix writes the missing ones of
+    the three settings `off` after `SSLProxyEngine` (preserve).
+    """
+
+    code = "HT304"
+    name = "ssl-proxy-check-peer-default"
+    severity = Severity.WARNING
+    summary = "SSLProxyCheckPeerCN/Name/Expire default to on in 2.4 (off in 2.2): bad backends give 502"
+    directives = ("sslproxyengine",)
+    fix_availability = "sometimes"
+
+    def check(self, ctx, item):
+        if not item.args or item.args[0].lower() != "on":
+            return
+        server = item.in_section("virtualhost")
+        missing = []
+        for key, name in _PEER_CHECKS:
+            settings = [other for other in ctx.items(key) if other.in_section("virtualhost") is server]
+            if server is not None and not settings:
+                # a vhost inherits what the main server sets
+                settings = [other for other in ctx.items(key) if other.in_section("virtualhost") is None]
+            if not settings:
+                missing.append(name)
+        if not missing:
+            return
+        choice = decision(ctx, ADOPT)
+        text = "\n".join(f"{name} off" for name in missing)
+        node = item.node
+        fix = self.fix("write " + ", ".join(f"{n} off" for n in missing) + " (2.2's behaviour)",
+                       applicability(choice), lambda: edit.insert_after(node, text), node)
+        names = "/".join(missing)
+        if choice == KEEP:
+            message = (f"2.4 checks HTTPS backends' certificates ({names} default to on; 2.2 did not check); "
+                       "keeping 2.2's behaviour: write them off")
+        else:
+            message = (f"2.4 checks HTTPS backends' certificates ({names} default to on; 2.2 did not check): "
+                       "a backend with a certificate for another name or an expired one now gives 502; "
+                       "2.4's checks are adopted -- fix the backend certificates, or write them off to keep 2.2's")
+        yield self.finding(item, message, replacement=text.replace("\n", "; "), fix=fix)
+
+
+# -- AllowOverride -----------------------------------------------------------------------------
+
+_MAX_CLASSES = ("AuthConfig", "FileInfo", "Indexes", "Limit", "Options")
+
+
+def override_classes(ctx, document_name: str) -> list[str]:
+    """The AllowOverride classes the live directives of one .htaccess file need (from the table)."""
+    by_name = {d.name.lower(): d.contexts for d in table.directives()}
+    needed: set[str] = set()
+    for item in ctx.live_items():
+        if item.file != document_name:
+            continue
+        key = "<" + item.key if isinstance(item.node, Section) else item.key
+        contexts = by_name.get(key, "")
+        marker = ".htaccess (AllowOverride "
+        start = contexts.find(marker)
+        if start < 0:
+            continue
+        text = contexts[start + len(marker) :].split(")", 1)[0]
+        if text.startswith("any"):
+            continue
+        classes = [c for c in text.split("|") if c in _MAX_CLASSES]
+        if classes:
+            needed.add(classes[0])
+    return sorted(needed)
+
+
+def _has_override(section: Section) -> bool:
+    return any(isinstance(c, Directive) and c.key == "allowoverride" for c in section.children)
+
+
+def _mentions_htaccess(section: Section) -> bool:
+    nodes = list(section.children)
+    # the comment block right above the section counts too
+    parent = section.parent
+    siblings = getattr(parent, "children", [])
+    index = next((i for i, n in enumerate(siblings) if n is section), None)
+    if index is not None:
+        i = index - 1
+        while i >= 0 and isinstance(siblings[i], Comment):
+            nodes.append(siblings[i])
+            i -= 1
+    return any(isinstance(n, Comment) and (".htaccess" in n.text or "allowoverride" in n.text.lower()) for n in nodes)
+
+
+def _path(section: Section, args: list[str]) -> str | None:
+    if section.key != "directory" or not args or args[0] == "~":
+        return None
+    return args[0].strip("\"'").rstrip("/") or "/"
+
+
+@register
+class AllowOverrideDefault(Rule):
+    """
+    ## What it does
+    Finds `<Directory>` sections whose directory gets no `AllowOverride` --
+    neither in the section nor from a `<Directory>` of a parent directory
+    (including `<Directory />`) -- so 2.2 read `.htaccess` files there
+    (default `AllowOverride All`) and 2.4 does not (default `None`, 2.3.9+).
+    In a set made of `.htaccess` files only, it names the `AllowOverride`
+    classes the server configuration must grant for them to be read at all.
+
+    ## Why is this bad?
+    2.4 silently ignores the `.htaccess` files: rewrite rules, authentication
+    and `Deny from all` protections in them stop applying, so a directory that
+    was protected may become readable.
+
+    ## Example
+    ```apache
+    AccessFileName .htaccess
+    <Directory /var/www/app>
+        Options FollowSymLinks
+    </Directory>
+    ```
+
+    ## Use instead
+    ```apache
+    AccessFileName .htaccess
+    <Directory /var/www/app>
+        Options FollowSymLinks
+        AllowOverride All
+    </Directory>
+    ```
+
+    ## Fix safety
+    Decision: keep 2.2's `All` where the configuration has or relies on
+    `.htaccess` files -- the set holds `.htaccess` files, it sets
+    `AccessFileName`, or a comment in or right above the section mentions
+    `.htaccess`/`AllowOverride` -- by appending `AllowOverride All` to the
+    section (preserve: 2.2's default written out). Elsewhere 2.4's `None` is
+    adopted (faster, and no surprise overrides) and the fix is only shown.
+    `--defaults keep-2.2` / `adopt-2.4` override the decision. Directories
+    outside every `<Directory>` section are not covered; a set without
+    `<Directory />` may be included by a main configuration that sets it.
+    """
+
+    code = "HT301"
+    name = "allow-override-default"
+    severity = Severity.WARNING
+    summary = "AllowOverride defaults to None in 2.4 (All in 2.2): .htaccess files are ignored"
+    fix_availability = "sometimes"
+
+    def check_config(self, ctx):
+        htaccess = htaccess_documents(ctx)
+        names = access_file_names(ctx)
+        server_docs = [n for n in ctx.configset.documents if not is_htaccess(n, names)]
+        if not server_docs:
+            for name in htaccess:
+                yield from self._htaccess_only(ctx, name)
+            return
+        relies_globally = bool(htaccess) or ctx.has("accessfilename")
+        sections: list[tuple[Item, str]] = []
+        overridden: list[str] = []
+        for item in ctx.items("directory"):
+            path = _path(item.node, item.args)
+            if is_htaccess(item.file, names):
+                continue
+            if path is None:
+                continue
+            if _has_override(item.node):
+                overridden.append(path)
+            else:
+                sections.append((item, path))
+        for item, path in sections:
+            if any(path == p or p == "/" or path.startswith(p + "/") for p in overridden):
+                continue  # a parent directory (or this one, elsewhere) sets it
+            relies = relies_globally or _mentions_htaccess(item.node)
+            choice = decision(ctx, KEEP if relies else ADOPT)
+            node = item.node
+            fix = self.fix("append AllowOverride All (2.2's default)", applicability(choice),
+                           lambda node=node: edit.append_child(node, "AllowOverride All"), node)
+            if choice == KEEP:
+                why = ("the configuration uses .htaccess files" if relies
+                       else "--defaults keep-2.2")
+                message = (f"<Directory {path}> has no AllowOverride: 2.2 read .htaccess files there (All), "
+                           f"2.4 ignores them (None); keeping 2.2's behaviour ({why}): write AllowOverride All")
+            else:
+                message = (f"<Directory {path}> has no AllowOverride: 2.2 read .htaccess files there (All), "
+                           "2.4 ignores them (None); 2.4's default is adopted (nothing suggests .htaccess files "
+                           "here) -- write AllowOverride All (or the classes needed) if the site has them")
+            yield self.finding(item, message, replacement="AllowOverride All", fix=fix)
+
+    def _htaccess_only(self, ctx, name):
+        doc = ctx.configset.documents[name]
+        first = next((n for n in doc.directives() if ctx.view.is_live(n)), None)
+        if first is None:
+            return
+        classes = override_classes(ctx, name)
+        grant = " ".join(classes) if classes else "All"
+        message = (f"{name} is read only where the server configuration allows it: 2.4's default is "
+                   f"AllowOverride None (2.2: All), so 2.4 ignores this file unless its <Directory> has "
+                   f"`AllowOverride {grant}`")
+        yield self.finding(first, message, replacement=f"AllowOverride {grant}")

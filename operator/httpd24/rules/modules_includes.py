@@ -1,0 +1,417 @@
+"""Modules and includes (HT4xx): LoadModule of modules 2.4 does not have, third-party
+modules, Include wildcards that match nothing, modules 2.4 needs that a configuration
+managing its own LoadModule lines does not load, and <IfModule> on renamed modules."""
+
+from __future__ import annotations
+
+import posixpath
+
+from ..apache import table
+from ..config import Item, edit, module_identifier
+from ..config.target import REMOVED_IN_24
+from ..engine import Applicability, Rule, Severity, register
+from ..engine.modules import CONFIGTEST, DEBIAN_BUILTIN, STARTUP, required_modules
+
+#: 2.2 module -> (what to do, 2.4 module to load instead or None).
+REMOVED_MODULES = {
+    "authn_alias_module": ("its AuthnProviderAlias is provided by mod_authn_core in 2.4", "authn_core_module"),
+    "authn_default_module": ("2.4's mod_authn_core does its job (refuse when no authn module answers)", None),
+    "authz_default_module": ("2.4's mod_authz_core does its job (refuse when no authz module answers)", None),
+    "mem_cache_module": ("mod_mem_cache is gone: cache with mod_cache_disk (CacheEnable disk) or "
+                         "mod_cache_socache (CacheEnable socache, CacheSocache shmcb)", None),
+    "disk_cache_module": ("mod_disk_cache is renamed mod_cache_disk", "cache_disk_module"),
+    "example_module": ("mod_example is replaced by mod_example_hooks (a developer's example)", None),
+}
+
+#: Modules named in <IfModule> that were renamed: the 2.2 name is never loaded on 2.4.
+RENAMED_MODULES = {"disk_cache_module": "cache_disk_module", "authn_alias_module": "authn_core_module"}
+
+
+def _load_path(module_dir: str, identifier: str) -> str:
+    info = table.modules().get(identifier)
+    so = info.so if info else f"mod_{identifier[: -len('_module')]}.so"
+    return f"{module_dir}/{so}" if module_dir else so
+
+
+def _module_dir(path: str) -> str:
+    return posixpath.dirname(path)
+
+
+@register
+class RemovedModule(Rule):
+    """
+    ## What it does
+    Finds `LoadModule` of modules that 2.4 does not have: mod_authn_alias,
+    mod_authn_default, mod_authz_default, mod_mem_cache, mod_disk_cache
+    (renamed mod_cache_disk) and mod_example.
+
+    ## Why is this bad?
+    2.4 refuses to start: `Cannot load modules/mod_authn_alias.so into server`.
+
+    ## Example
+    ```apache
+    LoadModule authn_alias_module modules/mod_authn_alias.so
+    LoadModule authz_default_module modules/mod_authz_default.so
+    LoadModule disk_cache_module modules/mod_disk_cache.so
+    ```
+
+    ## Use instead
+    ```apache
+    LoadModule authn_core_module modules/mod_authn_core.so
+    LoadModule cache_disk_module modules/mod_cache_disk.so
+    ```
+
+    ## Fix safety
+    Safe for mod_authn_alias (its directive moved to mod_authn_core, which
+    is loaded instead unless it already is), mod_authn_default and
+    mod_authz_default (their job is built into mod_authn_core/mod_authz_core:
+    the line is removed), mod_disk_cache (renamed: the line loads
+    mod_cache_disk from the same directory) and mod_example. For
+    mod_mem_cache the line is removed too (preserve: 2.4 cannot load it; the
+    cache it configured must be replaced, which HT115 reports).
+    """
+
+    code = "HT401"
+    name = "removed-module"
+    severity = Severity.ERROR
+    summary = "LoadModule of a module 2.4 does not have (authn_alias, authn/authz_default, mem_cache, disk_cache)"
+    directives = ("loadmodule",)
+    fix_availability = "always"
+
+    def check(self, ctx, item):
+        if not item.args:
+            return
+        identifier = item.args[0]
+        if identifier not in REMOVED_MODULES:
+            return
+        why, instead = REMOVED_MODULES[identifier]
+        node = item.node
+        path = item.args[1] if len(item.args) > 1 else ""
+        already = instead is not None and any(
+            other.args and other.args[0] == instead for other in ctx.items("loadmodule")
+        )
+        if instead and not already:
+            text = f"LoadModule {instead} {_load_path(_module_dir(path), instead)}"
+            fix = self.fix(f"load {instead} instead", Applicability.SAFE,
+                           lambda: edit.replace(node, text), node)
+            replacement = text
+        else:
+            safety = Applicability.PRESERVE if identifier == "mem_cache_module" else Applicability.SAFE
+            fix = self.fix(f"remove the LoadModule of {identifier}", safety, lambda: edit.remove(node), node)
+            replacement = ""
+        yield self.finding(item, f"{identifier} does not exist in 2.4 (start-up fails): {why}",
+                           replacement=replacement, fix=fix)
+
+
+#: Well-known third-party modules and what to know about them on 2.4.
+THIRD_PARTY_NOTES = {
+    "php5_module": "mod_php is not thread-safe: it needs the prefork MPM (or use PHP-FPM with mod_proxy_fcgi)",
+    "php7_module": "mod_php is not thread-safe: it needs the prefork MPM (or use PHP-FPM with mod_proxy_fcgi)",
+    "python_module": "mod_python is unmaintained; mod_wsgi replaces it",
+    "fastcgi_module": "mod_fastcgi does not build for 2.4; use mod_proxy_fcgi or mod_fcgid",
+    "gzip_module": "mod_gzip is a 1.3-era module; use mod_deflate",
+}
+
+
+@register
+class ThirdPartyModule(Rule):
+    """
+    ## What it does
+    Finds `LoadModule` of a module that is not part of httpd 2.4 (not in the
+    directive table generated from the real binary and not a removed 2.2
+    module): mod_php, mod_perl, mod_wsgi, mod_security, Passenger, ...
+
+    ## Why is this bad?
+    Modules are built against one server API: a module built for 2.2 does not
+    load into 2.4 ("API module structure ... is garbled"); it must be rebuilt
+    (and some need source changes) or installed in its 2.4 version.
+
+    ## Example
+    ```apache
+    LoadModule php5_module modules/libphp5.so
+    ```
+
+    ## Use instead
+    ```apache
+    # the module's 2.4 build (for mod_php: with the prefork MPM, or PHP-FPM)
+    LoadModule php5_module modules/libphp5.so
+    ```
+
+    ## Fix safety
+    No fix: installing the module's 2.4 build is outside the configuration.
+    """
+
+    code = "HT402"
+    name = "third-party-module"
+    severity = Severity.WARNING
+    summary = "A third-party module must be rebuilt (or reinstalled) for 2.4"
+    directives = ("loadmodule",)
+
+    def check(self, ctx, item):
+        if not item.args:
+            return
+        identifier = item.args[0]
+        if identifier in table.modules() or identifier in REMOVED_IN_24 or identifier in REMOVED_MODULES:
+            return
+        note = THIRD_PARTY_NOTES.get(identifier, "")
+        path = item.args[1] if len(item.args) > 1 else ""
+        message = (f"{identifier} ({path or 'no file'}) is not part of httpd 2.4: install its 2.4 build "
+                   "(a 2.2 build does not load)" + (f"; {note}" if note else ""))
+        yield self.finding(item, message)
+
+
+@register
+class IncludeNoMatch(Rule):
+    """
+    ## What it does
+    Finds `Include` whose wildcard matches no file.
+
+    ## Why is this bad?
+    2.2 accepted a wildcard that matched nothing; 2.4 refuses to start
+    ("No matches for the wildcard '*.conf' in '/etc/httpd/conf.d', failing").
+    `IncludeOptional` (new in 2.4) behaves as 2.2's `Include` did.
+
+    A pattern that points outside the files of this configuration (for
+    example a ConfigMap that includes `/etc/httpd/conf.d/*.conf` from the
+    image) may well match on the server: then it is reported as a warning
+    that does not claim a failure.
+
+    ## Example
+    ```apache
+    Include conf.d/*.conf
+    ```
+
+    ## Use instead
+    ```apache
+    IncludeOptional conf.d/*.conf
+    ```
+
+    ## Fix safety
+    Safe: for a wildcard, `IncludeOptional` includes exactly what `Include`
+    includes and, like 2.2's `Include`, accepts no match.
+    """
+
+    code = "HT403"
+    name = "include-no-match"
+    severity = Severity.ERROR
+    summary = "Include with a wildcard that matches nothing fails in 2.4; use IncludeOptional"
+    fix_availability = "always"
+
+    def check_config(self, ctx):
+        for unresolved in ctx.view.unresolved:
+            if unresolved.optional or not ctx.view.is_live(unresolved.node):
+                continue
+            pattern = unresolved.pattern
+            if not any(c in pattern for c in "*?["):
+                continue  # a missing plain file fails in 2.2 too
+            node = unresolved.node
+            fix = self.fix("use IncludeOptional", Applicability.SAFE,
+                           lambda node=node: edit.rename(node, "IncludeOptional"), node)
+            replacement = f"IncludeOptional {' '.join(node.raw_args)}"
+            if unresolved.external:
+                yield self.finding(
+                    node,
+                    f"Include {pattern} points outside this configuration: if nothing matches there on the "
+                    "server, 2.4 refuses to start (2.2 accepted it); IncludeOptional behaves as 2.2 did",
+                    replacement=replacement, fix=fix, severity=Severity.WARNING,
+                )
+            else:
+                yield self.finding(
+                    node,
+                    f"Include {pattern} matches no file: 2.4 refuses to start (\"No matches for the wildcard\"), "
+                    "2.2 accepted it; use IncludeOptional",
+                    replacement=replacement, fix=fix,
+                )
+
+
+#: Why a module is news to a 2.2 configuration that loads its own modules.
+MOVED = {
+    "unixd_module": "User/Group/ChrootDir/Suexec moved from the core to mod_unixd",
+    "filter_module": "AddOutputFilterByType moved from the core to mod_filter",
+    "authn_core_module": "AuthType/AuthName/AuthnProviderAlias moved to mod_authn_core (new in 2.4)",
+    "authz_core_module": "Require and <RequireAll|Any|None> are mod_authz_core's (new in 2.4)",
+    "access_compat_module": "Order/Allow/Deny/Satisfy moved to mod_access_compat (new in 2.4)",
+    "cache_disk_module": "mod_disk_cache is renamed mod_cache_disk",
+    "socache_shmcb_module": "shared-memory caches are socache providers in 2.4 (mod_socache_shmcb)",
+    "socache_dbm_module": "dbm caches are socache providers in 2.4 (mod_socache_dbm)",
+    "slotmem_shm_module": "mod_proxy_balancer keeps its state in mod_slotmem_shm (new in 2.4)",
+    "lbmethod_byrequests_module": "load-balancing methods are modules of their own in 2.4",
+    "lbmethod_bytraffic_module": "load-balancing methods are modules of their own in 2.4",
+    "lbmethod_bybusyness_module": "load-balancing methods are modules of their own in 2.4",
+    "lbmethod_heartbeat_module": "load-balancing methods are modules of their own in 2.4",
+    "mpm_event_module": "the MPM is a loadable module in 2.4 (2.2 compiled it in)",
+    "mpm_prefork_module": "the MPM is a loadable module in 2.4 (2.2 compiled it in)",
+    "mpm_worker_module": "the MPM is a loadable module in 2.4 (2.2 compiled it in)",
+}
+
+
+@register
+class ModuleNotLoaded(Rule):
+    """
+    ## What it does
+    In a configuration that loads its own modules (it has `LoadModule`
+    lines), finds modules 2.4 needs for the configuration to start that it
+    does not load -- mostly modules that 2.4 split out of the core or out of
+    other modules: mod_unixd for `User`/`Group`, mod_filter for
+    `AddOutputFilterByType`, mod_authn_core/mod_authz_core for any
+    authentication and `Require`, mod_cache_disk for `CacheRoot`,
+    mod_socache_shmcb for `SSLSessionCache shmcb:`, an MPM, ... The list is
+    :func:`httpd24.api.required_modules`'s: one finding per module, at the
+    first directive that needs it.
+
+    ## Why is this bad?
+    2.4 refuses to start: "Invalid command 'User', perhaps misspelled or
+    defined by a module not included in the server configuration", "No MPM
+    loaded", "Unknown Authz provider".
+
+    ## Example
+    ```apache
+    LoadModule auth_basic_module modules/mod_auth_basic.so
+    User apache
+    ```
+
+    ## Use instead
+    ```apache
+    LoadModule auth_basic_module modules/mod_auth_basic.so
+    LoadModule mpm_event_module modules/mod_mpm_event.so
+    <IfModule !unixd_module>
+        LoadModule unixd_module modules/mod_unixd.so
+    </IfModule>
+    User apache
+    ```
+
+    ## Fix safety
+    Safe: it adds the missing `LoadModule` lines (every missing module at
+    once) after the configuration's last one, from the same directory. Modules
+    some builds compile in (Debian's apache2 has mod_unixd, mod_log_config,
+    mod_logio, mod_version and mod_watchdog built in, where a `LoadModule`
+    of them fails) are loaded inside `<IfModule !name_module>`.
+    """
+
+    code = "HT404"
+    name = "module-not-loaded"
+    severity = Severity.INFO
+    summary = "A configuration that loads its own modules does not load one 2.4 needs"
+    fix_availability = "always"
+
+    def check_config(self, ctx):
+        loads = [item for item in ctx.items("loadmodule") if item.args]
+        if not loads:
+            return
+        loaded = {item.args[0] for item in loads}
+        requirements = required_modules(ctx.configset, target=ctx.target)
+        missing = []
+        for module in requirements.modules:
+            if module.name in loaded or module.third_party:
+                continue
+            if module.name in (ctx.target.modules or ()):
+                continue
+            if not any(r.when in (CONFIGTEST, STARTUP) and not r.guarded and not r.conditional
+                       for r in module.reasons):
+                continue
+            missing.append(module)
+        if not missing:
+            return
+        last = loads[-1]
+        module_dir = _module_dir(last.args[1]) if len(last.args) > 1 else "modules"
+        lines = []
+        for module in missing:
+            line = f"LoadModule {module.name} {_load_path(module_dir, module.name)}"
+            if module.name in DEBIAN_BUILTIN:
+                line = f"<IfModule !{module.name}>\n    {line}\n</IfModule>"
+            lines.append(line)
+        text = "\n".join(lines)
+        anchor = last.node
+        for module in missing:
+            reason = next((r for r in module.reasons if r.file and r.when in (CONFIGTEST, STARTUP)), None)
+            why = MOVED.get(module.name, "")
+            what = f"{reason.directive} needs {module.name}" if reason else f"2.4 needs {module.name}"
+            message = (f"{what}, which the configuration does not load" + (f" ({why})" if why else "")
+                       + f": LoadModule {module.name} {_load_path(module_dir, module.name)}")
+            fix = self.fix(f"load {', '.join(m.name for m in missing)} after the last LoadModule",
+                           Applicability.SAFE, lambda: edit.insert_after(anchor, text), anchor)
+            where = _item_at(ctx, reason) if reason else None
+            yield self.finding(where or last, message,
+                               replacement=f"LoadModule {module.name} {_load_path(module_dir, module.name)}",
+                               fix=fix)
+
+
+def _item_at(ctx, reason) -> Item | None:
+    for item in ctx.live_items():
+        if item.file == reason.file and item.node.location.line == reason.line:
+            return item
+    return None
+
+
+@register
+class IfModuleRenamed(Rule):
+    """
+    ## What it does
+    Finds `<IfModule mod_disk_cache.c>` and `<IfModule mod_authn_alias.c>`
+    (or their `_module` names): modules 2.4 renamed or merged.
+
+    ## Why is this bad?
+    2.4 never has these modules, so the block is silently skipped: the disk
+    cache settings or provider aliases in it no longer apply.
+
+    ## Example
+    ```apache
+    <IfModule mod_disk_cache.c>
+        CacheRoot /var/cache/httpd
+        CacheEnable disk /
+    </IfModule>
+    ```
+
+    ## Use instead
+    ```apache
+    <IfModule mod_cache_disk.c>
+        CacheRoot /var/cache/httpd
+        CacheEnable disk /
+    </IfModule>
+    ```
+
+    ## Fix safety
+    Safe: the block applies where it applied on 2.2, under the module's 2.4
+    name. Not fixed (reported as a dead 2.2 branch) when the same section
+    already has a sibling block for the 2.4 name, as dual 2.2/2.4
+    configurations do.
+    """
+
+    code = "HT405"
+    name = "ifmodule-renamed-module"
+    severity = Severity.WARNING
+    summary = "<IfModule> on a module 2.4 renamed (mod_disk_cache, mod_authn_alias) is never true"
+    directives = ("ifmodule",)
+    fix_availability = "sometimes"
+
+    def check(self, ctx, item):
+        if not item.args:
+            return
+        argument = item.args[0]
+        negated = argument.startswith("!")
+        identifier = module_identifier(argument.lstrip("!"))
+        if identifier not in RENAMED_MODULES:
+            return
+        new = RENAMED_MODULES[identifier]
+        new_source = table.modules()[new].source
+        new_argument = ("!" if negated else "") + (new_source if argument.lstrip("!").endswith(".c") else new)
+        node = item.node
+        siblings = getattr(node.parent, "children", [])
+        dual = any(
+            getattr(s, "key", None) == "ifmodule" and s is not node and getattr(s, "args", None)
+            and module_identifier(s.args[0].lstrip("!")) == new
+            for s in siblings
+        )
+        if dual:
+            yield self.finding(
+                item,
+                f"<IfModule {argument}> is never true on 2.4 ({identifier} is {new} there) and a block for "
+                f"{new} exists beside it: this is the dead 2.2 branch, remove it when 2.2 is gone",
+                severity=Severity.INFO,
+            )
+            return
+        fix = self.fix(f"test {new_argument} instead", Applicability.SAFE,
+                       lambda: edit.set_args(node, [new_argument]), node)
+        state = "always" if negated else "never"
+        yield self.finding(item, f"<IfModule {argument}> is {state} true on 2.4 ({identifier} is {new} there)",
+                           replacement=f"<IfModule {new_argument}>", fix=fix)
