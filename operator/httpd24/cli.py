@@ -130,7 +130,8 @@ def _diff(source: inputs.Source, migration: Migration) -> str:
         shown = source.display(name)
         chunks.extend(
             difflib.unified_diff(
-                before.splitlines(keepends=True), after.splitlines(keepends=True), f"a/{shown}", f"b/{shown}"
+                before.splitlines(keepends=True), after.splitlines(keepends=True),
+                f"a/{shown.lstrip('/')}", f"b/{shown.lstrip('/')}",
             )
         )
     return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in chunks)
@@ -175,10 +176,15 @@ def _summary(source: inputs.Source, migration: Migration, err) -> None:
             err.write(f"  fixed   {report.text_line(finding, source.display(finding.file))}\n")
     for failure in migration.failures:
         err.write(f"{source.label}: {failure}\n")
-    if migration.remaining:
-        err.write(f"{source.label}: {len(migration.remaining)} finding(s) need a person:\n")
-        for finding in migration.remaining:
+    # Locations below are in the migrated files.
+    manual = [f for f in migration.remaining if f.severity is not Severity.INFO]
+    notes = [f for f in migration.remaining if f.severity is Severity.INFO]
+    if manual:
+        err.write(f"{source.label}: {len(manual)} finding(s) need a person (lines of the migrated files):\n")
+        for finding in manual:
             err.write(f"  manual  {report.text_line(finding, source.display(finding.file))}\n")
+    for finding in notes:
+        err.write(f"  note    {report.text_line(finding, source.display(finding.file))}\n")
 
 
 def cmd_migrate(args: argparse.Namespace, out, err) -> int:
@@ -265,7 +271,8 @@ def cmd_modules(args: argparse.Namespace, out, err) -> int:
                 {
                     "source": source.label,
                     "modules": [
-                        {"name": m.name, "file": m.file, "so": m.so, "reasons": [list(r) for r in m.reasons]}
+                        {"name": m.name, "file": m.file, "so": m.so, "when": m.when,
+                         "reasons": [r._asdict() for r in m.reasons]}
                         for m in requirements.modules
                     ],
                     "unused": list(requirements.unused),
@@ -276,12 +283,14 @@ def cmd_modules(args: argparse.Namespace, out, err) -> int:
         if len(sources) > 1:
             out.write(f"# {source.label}\n")
         builtin = {"image": None, "debian": "debian", "none": ()}[args.builtin]
-        out.write(requirements.load_lines(args.module_dir, builtin=builtin))
-        if not requirements.load_lines(args.module_dir, builtin=builtin).endswith("\n"):
-            out.write("\n")
+        lines = requirements.load_lines(args.module_dir, builtin=builtin)
+        out.write(lines if lines.endswith("\n") or not lines else lines + "\n")
         if args.why:
             for module in requirements.modules:
-                reasons = "; ".join(f"{source.display(f)}:{line} {d}" for f, line, d in module.reasons[:3])
+                reasons = "; ".join(
+                    f"{source.display(r.file) + ':' + str(r.line) + ' ' if r.file else ''}{r.directive} [{r.when}]"
+                    for r in module.reasons[:3]
+                )
                 out.write(f"# {module.name}: {reasons}\n")
         for name in requirements.unused:
             err.write(f"{source.label}: {name} is loaded but nothing in the configuration uses it\n")
