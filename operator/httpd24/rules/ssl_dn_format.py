@@ -1,0 +1,122 @@
+"""``*_DN`` SSL variables: 2.4 writes them in RFC 2253 form unless LegacyDNStringFormat is set."""
+
+from __future__ import annotations
+
+import re
+
+from ..config import edit
+from ..engine import Applicability, Rule, Severity, register
+from ._ht2xx import loaded_before, scope_of
+
+_DN = re.compile(r"SSL_(?:CLIENT|SERVER)_[SI]_DN(?![A-Za-z0-9_])", re.I)
+_LINE = "SSLOptions +LegacyDNStringFormat"
+#: Directives where the DN decides who gets in.
+_ACCESS = frozenset({"sslrequire", "rewritecond", "sslusername", "require", "setenvif", "setenvifexpr"})
+
+
+def _legacy_words(item) -> bool | None:
+    """True/False when this SSLOptions line sets/clears LegacyDNStringFormat, None when silent."""
+    state = None
+    for word in item.args:
+        sign, name = (word[0], word[1:]) if word[:1] in "+-" else ("", word)
+        if name.lower() == "legacydnstringformat":
+            state = sign != "-"
+    if state is None and item.args and all(w[:1] not in "+-" for w in item.args):
+        return False  # an absolute list without it resets the option
+    return state
+
+
+@register
+class SSLDNVariableFormat(Rule):
+    """
+    ## What it does
+    Finds directives that use the whole-DN SSL variables `SSL_CLIENT_S_DN`,
+    `SSL_CLIENT_I_DN`, `SSL_SERVER_S_DN` or `SSL_SERVER_I_DN` (in
+    `SSLRequire`, `RewriteCond %{SSL:...}`, `SSLUserName`, `Header`,
+    `RequestHeader`, `LogFormat`/`CustomLog` `%{...}x`, ...) where
+    `SSLOptions +LegacyDNStringFormat` is not in force.
+
+    ## Why is this bad?
+    mod_ssl 2.2 formatted these variables with OpenSSL's old one-line form
+    (`/C=DE/O=Example/CN=Jane`); 2.4 uses the RFC 2253 form
+    (`CN=Jane,O=Example,C=DE`). A comparison with the old string no longer
+    matches: `SSLRequire` and `RewriteCond` rules deny (or allow) other
+    clients, `SSLUserName` gives other user names (so `Require user` and
+    group files stop matching), and logs and backend headers change. The
+    per-component variables (`SSL_CLIENT_S_DN_CN` ...) are unchanged.
+
+    ## Example
+    ```apache
+    SSLRequire %{SSL_CLIENT_S_DN} eq "/C=DE/O=Example/CN=Jane"
+    ```
+
+    ## Use instead
+    ```apache
+    SSLOptions +LegacyDNStringFormat
+    SSLRequire %{SSL_CLIENT_S_DN} eq "/C=DE/O=Example/CN=Jane"
+    ```
+
+    ## Fix safety
+    Preserve: `+LegacyDNStringFormat` writes out 2.2's format. The option is
+    per directory, so the fix adds it just before the first use in each
+    section (a relative `+` keeps the other options of enclosing sections).
+    When mod_ssl is loaded only after the use, no fix is offered. Scripts
+    that read these variables through `SSLOptions +StdEnvVars` see the new
+    format too; the configuration cannot show that, and this rule does not
+    report it.
+
+    Severity: error where the variable decides access (`SSLRequire`,
+    `RewriteCond`, `SSLUserName`, `Require`, `SetEnvIf`), warning elsewhere.
+    """
+
+    code = "HT207"
+    name = "ssl-dn-variable-format"
+    severity = Severity.ERROR
+    summary = "*_DN SSL variables use RFC 2253 format in 2.4 unless LegacyDNStringFormat is set"
+    fix_availability = "sometimes"
+
+    def check_config(self, ctx):
+        # The LegacyDNStringFormat state set in each scope, in reading order.
+        settings: list[tuple[tuple, bool]] = []
+        for item in ctx.items("ssloptions"):
+            state = _legacy_words(item)
+            if state is not None:
+                settings.append((tuple(id(s) for s in scope_of(item)), state))
+        done: set[tuple] = set()
+        for item in ctx.live_items():
+            if item.key == "ssloptions":
+                continue
+            match = next((m for a in item.args for m in [_DN.search(a)] if m), None)
+            if match is None:
+                continue
+            scope = tuple(id(s) for s in scope_of(item))
+            state = False
+            for where, value in settings:  # outer scopes first is approximated by reading order
+                if scope[: len(where)] == where:
+                    state = value
+            if state or scope in done:
+                continue
+            done.add(scope)
+            node = item.node
+            severity = Severity.ERROR if item.key in _ACCESS else Severity.WARNING
+            message = (
+                f"{node.name} uses {match.group(0)}, whose format changed in 2.4"
+                " (RFC 2253 'CN=..,O=..' instead of '/O=../CN=..'); "
+            )
+            if not loaded_before(ctx, "ssl_module", item):
+                yield self.finding(
+                    item,
+                    message + f"add `{_LINE}` where mod_ssl is loaded, or compare with the new format",
+                    severity=severity,
+                )
+                continue
+            yield self.finding(
+                item,
+                message + f"`{_LINE}` keeps 2.2's",
+                replacement=_LINE,
+                fix=self.fix(
+                    "keep 2.2's DN string format", Applicability.PRESERVE,
+                    lambda node=node: edit.insert_before(node, _LINE), node,
+                ),
+                severity=severity,
+            )
