@@ -214,18 +214,26 @@ def normalize_notes(configset: ConfigSet) -> tuple[ConfigSet, list[str]]:
     for d in model.scopes:
         own = d.own
         wants_authtype = own.authtype is not None and own.requires is None
-        if not own.has_compat and not wants_authtype:
+        if not own.has_compat and not wants_authtype and own.requires is None:
             continue
         possible = chains(d, model)
         if possible is None:
             notes.append(f"{d.file}:{d.line}: {d.label}: too many sections may apply with it")
             continue
+        if not own.has_compat and not wants_authtype:
+            # Require lines only: the inherited Satisfy may have been rewritten above it
+            # (Any -> All where no Require applied), so write its own state out when
+            # anything of Order/Allow/Deny/Satisfy may be inherited.
+            if not any(p.own.has_compat for chain in possible for p in chain):
+                continue
         states = [merge(inherited(chain, "2.2"), own, "2.2") for chain in possible]
         no_require = [s for s in states if not s.requires]
-        if not own.has_compat and not no_require:
+        if not own.has_compat and own.requires is None and not no_require:
             continue
         unit = "    "
-        some_item = next((i for k in ("order", "allow", "deny", "satisfy", "authtype") for i in own.items.get(k, [])), None)
+        some_item = next(
+            (i for k in ("order", "allow", "deny", "satisfy", "authtype", "require") for i in own.items.get(k, [])), None
+        )
         if some_item is not None:
             unit = edit.indent_unit(some_item.node.document)
         texts = {normalize_text(s, methods, unit) for s in states}
@@ -243,7 +251,9 @@ def normalize_notes(configset: ConfigSet) -> tuple[ConfigSet, list[str]]:
                 extra = "AuthMerging And\n" + extra
             text = text + "\n" + extra
         remove = _items(d, COMPAT_KEYS)
-        after = None if remove else own.items["authtype"][-1]
+        after = None
+        if not remove:
+            after = (own.items.get("authtype") or own.items.get("require") or [None])[-1]
         work.append((d, text, after, remove))
     for d, text, after, remove in work:
         write_block(d, remove, text, after=after)
