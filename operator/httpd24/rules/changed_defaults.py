@@ -324,6 +324,16 @@ def _mentions_htaccess(section: Section) -> bool:
     return any(isinstance(n, Comment) and (".htaccess" in n.text or "allowoverride" in n.text.lower()) for n in nodes)
 
 
+def _has_main_server(ctx, names) -> bool:
+    """Whether the set holds the main server configuration (where 2.2's compiled-in default applies)."""
+    for item in ctx.live_items():
+        if item.context or is_htaccess(item.file, names):
+            continue
+        if item.key in ("serverroot", "listen", "loadmodule"):
+            return True
+    return False
+
+
 def _path(section: Section, args: list[str]) -> str | None:
     if section.key != "directory" or not args or args[0] == "~":
         return None
@@ -369,7 +379,11 @@ class AllowOverrideDefault(Rule):
     `AccessFileName`, or a comment in or right above the section mentions
     `.htaccess`/`AllowOverride` -- by appending `AllowOverride All` to the
     section (preserve: 2.2's default written out). Elsewhere 2.4's `None` is
-    adopted (faster, and no surprise overrides) and the fix is only shown.
+    adopted (faster, and no surprise overrides) and the fix is only shown --
+    in a set that holds the main server configuration (`ServerRoot`,
+    `Listen` or `LoadModule` at the top level); a fragment without evidence
+    is not reported, since the main configuration including it decides
+    (stock 2.2 ones write `<Directory />` `AllowOverride None`).
     `--defaults keep-2.2` / `adopt-2.4` override the decision. Directories
     outside every `<Directory>` section are not covered; a set without
     `<Directory />` may be included by a main configuration that sets it.
@@ -390,6 +404,7 @@ class AllowOverrideDefault(Rule):
                 yield from self._htaccess_only(ctx, name)
             return
         relies_globally = bool(htaccess) or ctx.has("accessfilename")
+        main = _has_main_server(ctx, names)
         sections: list[tuple[Item, str]] = []
         overridden: list[str] = []
         for item in ctx.items("directory"):
@@ -407,6 +422,10 @@ class AllowOverrideDefault(Rule):
                 continue  # a parent directory (or this one, elsewhere) sets it
             relies = relies_globally or _mentions_htaccess(item.node)
             choice = decision(ctx, KEEP if relies else ADOPT)
+            if choice == ADOPT and not main and ctx.defaults != ADOPT:
+                # A fragment (no main server here): the main configuration that includes it
+                # decides the default for "/" -- stock 2.2 ones set `AllowOverride None` there.
+                continue
             node = item.node
             fix = self.fix("append AllowOverride All (2.2's default)", applicability(choice),
                            lambda node=node: edit.append_child(node, "AllowOverride All"), node)

@@ -91,9 +91,10 @@ class RemovedModule(Rule):
             other.args and other.args[0] == instead for other in ctx.items("loadmodule")
         )
         if instead and not already:
-            text = f"LoadModule {instead} {_load_path(_module_dir(path), instead)}"
+            new_path = _load_path(_module_dir(path), instead)
+            text = f"LoadModule {instead} {new_path}"
             fix = self.fix(f"load {instead} instead", Applicability.SAFE,
-                           lambda: edit.replace(node, text), node)
+                           lambda: edit.set_args(node, [instead, new_path]), node)
             replacement = text
         else:
             safety = Applicability.PRESERVE if identifier == "mem_cache_module" else Applicability.SAFE

@@ -1,0 +1,215 @@
+import pytest
+from apache_fixture import httpd  # noqa: F401
+from ruletest import configset, findings, fixed
+
+from httpd24.apache import configtest
+from httpd24.engine import Applicability, Severity, lint, migrate
+
+SERVER = "ServerRoot /srv\nDocumentRoot /srv/htdocs\n"
+
+
+# -- HT302 EnableSendfile / HT303 FileETag ---------------------------------------------------
+
+
+@pytest.mark.parametrize("code", ["HT302", "HT303"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param("EnableSendfile Off\nFileETag MTime Size\nDocumentRoot /srv\n", id="both-set"),
+        pytest.param("LoadModule ssl_module modules/mod_ssl.so\nSSLRandomSeed startup builtin\n", id="serves-nothing"),
+        pytest.param("<IfVersion < 2.3>\nDocumentRoot /srv\n</IfVersion>\n", id="dead-ifversion-branch"),
+        pytest.param("<IfModule !mod_authz_core.c>\nDocumentRoot /srv\n</IfModule>\n", id="dead-ifmodule-branch"),
+    ],
+)
+def test_server_default_noop(code, text):
+    assert findings(text, code) == []
+
+
+def test_sendfile_set_in_a_vhost_counts_as_set():
+    assert findings("DocumentRoot /srv\n<VirtualHost *:80>\nEnableSendfile On\n</VirtualHost>\n", "HT302") == []
+
+
+@pytest.mark.parametrize(
+    ("code", "line"),
+    [("HT302", "EnableSendfile On"), ("HT303", "FileETag INode MTime Size")],
+)
+def test_server_default_adopts_24_by_default(code, line):
+    [finding] = findings(SERVER, code)
+    assert finding.severity == Severity.INFO
+    assert (finding.line, finding.replacement) == (2, line)
+    assert "2.4's default is adopted" in finding.message
+    assert finding.fix.applicability == Applicability.DISPLAY_ONLY
+    assert fixed(SERVER, code) == SERVER  # nothing written
+    assert fixed(SERVER, code, defaults="adopt-2.4") == SERVER
+
+
+@pytest.mark.parametrize(
+    ("code", "line"),
+    [("HT302", "EnableSendfile On"), ("HT303", "FileETag INode MTime Size")],
+)
+def test_server_default_keep_22_writes_the_22_value(code, line):
+    [finding] = findings(SERVER, code, defaults="keep-2.2")
+    assert "keeping 2.2's behaviour" in finding.message
+    assert finding.fix.applicability == Applicability.PRESERVE
+    assert fixed(SERVER, code, defaults="keep-2.2") == f"ServerRoot /srv\n{line}\nDocumentRoot /srv/htdocs\n"
+    # once written, the rule is satisfied
+    assert findings(fixed(SERVER, code, defaults="keep-2.2"), code, defaults="keep-2.2") == []
+
+
+def test_server_default_anchor_is_first_vhost_without_main_documentroot():
+    text = "<VirtualHost *:80>\n    DocumentRoot /srv\n</VirtualHost>\n"
+    assert fixed(text, "HT302", defaults="keep-2.2") == "EnableSendfile On\n" + text
+
+
+# -- HT304 SSLProxyCheckPeer* --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param("SSLProxyEngine off\n", id="engine-off"),
+        pytest.param(
+            "SSLProxyEngine on\nSSLProxyCheckPeerCN on\nSSLProxyCheckPeerName on\nSSLProxyCheckPeerExpire on\n",
+            id="all-explicit",
+        ),
+        pytest.param(
+            "SSLProxyCheckPeerCN off\nSSLProxyCheckPeerName off\nSSLProxyCheckPeerExpire off\n"
+            "<VirtualHost *:443>\nSSLProxyEngine on\n</VirtualHost>\n",
+            id="inherited-from-main-server",
+        ),
+        pytest.param("<IfVersion < 2.3>\nSSLProxyEngine on\n</IfVersion>\n", id="dead-ifversion-branch"),
+        pytest.param("<IfModule !mod_authz_core.c>\nSSLProxyEngine on\n</IfModule>\n", id="dead-ifmodule-branch"),
+    ],
+)
+def test_ssl_proxy_noop(text):
+    assert findings(text, "HT304") == []
+
+
+def test_ssl_proxy_adopts_checks_with_502_warning():
+    text = "<VirtualHost *:443>\n    SSLProxyEngine on\n    ProxyPass / https://backend/\n</VirtualHost>\n"
+    [finding] = findings(text, "HT304")
+    assert finding.severity == Severity.WARNING and finding.line == 2
+    assert "502" in finding.message
+    assert finding.fix.applicability == Applicability.DISPLAY_ONLY
+    assert fixed(text, "HT304") == text
+
+
+def test_ssl_proxy_keep_22_writes_missing_ones_off():
+    text = "<VirtualHost *:443>\n    SSLProxyEngine on\n    SSLProxyCheckPeerCN on\n</VirtualHost>\n"
+    assert fixed(text, "HT304", defaults="keep-2.2") == (
+        "<VirtualHost *:443>\n    SSLProxyEngine on\n    SSLProxyCheckPeerName off\n"
+        "    SSLProxyCheckPeerExpire off\n    SSLProxyCheckPeerCN on\n</VirtualHost>\n"
+    )
+
+
+def test_ssl_proxy_setting_of_another_vhost_does_not_count():
+    text = (
+        "<VirtualHost *:443>\nSSLProxyEngine on\n</VirtualHost>\n"
+        "<VirtualHost *:8443>\nSSLProxyCheckPeerCN off\nSSLProxyCheckPeerName off\nSSLProxyCheckPeerExpire off\n"
+        "</VirtualHost>\n"
+    )
+    [finding] = findings(text, "HT304")
+    assert finding.line == 2
+
+
+# -- HT301 AllowOverride -------------------------------------------------------------------------
+
+MAIN = "ServerRoot /srv\nDocumentRoot /srv/htdocs\n"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param(MAIN + "<Directory />\nAllowOverride None\n</Directory>\n<Directory /srv/htdocs>\n</Directory>\n",
+                     id="root-sets-it"),
+        pytest.param(MAIN + "<Directory /srv>\nAllowOverride FileInfo\n</Directory>\n<Directory /srv/htdocs>\n"
+                     "</Directory>\n", id="parent-sets-it"),
+        pytest.param("<Directory /usr/share/app>\nOptions None\n</Directory>\n", id="fragment-without-evidence"),
+        pytest.param(MAIN + "<DirectoryMatch ^/srv>\nOptions None\n</DirectoryMatch>\n", id="regex-section"),
+        pytest.param(MAIN + "<IfVersion < 2.3>\n<Directory /srv>\n</Directory>\n</IfVersion>\n",
+                     id="dead-ifversion-branch"),
+        pytest.param("AccessFileName .htaccess\n<IfModule !mod_authz_core.c>\n<Directory /srv>\n</Directory>\n"
+                     "</IfModule>\n", id="dead-ifmodule-branch"),
+    ],
+)
+def test_allow_override_noop(text):
+    assert findings(text, "HT301") == []
+
+
+def test_allow_override_keeps_22_where_accessfilename_is_set():
+    text = "AccessFileName .htaccess\n<Directory /var/www/app>\n    Options FollowSymLinks\n</Directory>\n"
+    [finding] = findings(text, "HT301")
+    assert finding.severity == Severity.WARNING and finding.line == 2
+    assert finding.fix.applicability == Applicability.PRESERVE
+    assert fixed(text, "HT301") == (
+        "AccessFileName .htaccess\n<Directory /var/www/app>\n    Options FollowSymLinks\n"
+        "    AllowOverride All\n</Directory>\n"
+    )
+
+
+def test_allow_override_keeps_22_where_a_comment_mentions_htaccess():
+    text = "# the app ships .htaccess files\n<Directory /var/www/app>\n  Options None\n</Directory>\n"
+    assert fixed(text, "HT301") == (
+        "# the app ships .htaccess files\n<Directory /var/www/app>\n  Options None\n  AllowOverride All\n"
+        "</Directory>\n"
+    )
+
+
+def test_allow_override_keeps_22_when_the_set_holds_htaccess_files():
+    cs = configset(
+        {"httpd.conf": "<Directory /srv/app>\nOptions None\n</Directory>\n", "app/.htaccess": "RewriteEngine on\n"}
+    )
+    result = migrate(cs, select=["HT301"])
+    assert result.files["httpd.conf"] == b"<Directory /srv/app>\nOptions None\nAllowOverride All\n</Directory>\n"
+
+
+def test_allow_override_adopts_24_in_a_main_config_without_evidence():
+    text = MAIN + "<Directory /srv/htdocs>\n    Options None\n</Directory>\n"
+    [finding] = findings(text, "HT301")
+    assert "2.4's default is adopted" in finding.message
+    assert finding.fix.applicability == Applicability.DISPLAY_ONLY
+    assert fixed(text, "HT301") == text
+    assert fixed(text, "HT301", defaults="keep-2.2").endswith("    AllowOverride All\n</Directory>\n")
+
+
+def test_allow_override_adopt_override_wins_over_evidence():
+    text = "AccessFileName .htaccess\n<Directory /var/www/app>\n</Directory>\n"
+    [finding] = findings(text, "HT301", defaults="adopt-2.4")
+    assert finding.fix.applicability == Applicability.DISPLAY_ONLY
+    assert fixed(text, "HT301", defaults="adopt-2.4") == text
+
+
+def test_allow_override_root_without_override_counts():
+    text = MAIN + "<Directory />\nOptions None\n</Directory>\n"
+    [finding] = findings(text, "HT301", defaults="keep-2.2")
+    assert fixed(text, "HT301", defaults="keep-2.2") == MAIN + "<Directory />\nOptions None\nAllowOverride All\n</Directory>\n"
+
+
+def test_allow_override_htaccess_only_names_the_classes():
+    cs = configset({"app/.htaccess": "RewriteEngine on\nOrder deny,allow\nDeny from all\nAuthType Basic\n"},
+                   name="app/.htaccess")
+    [finding] = lint(cs, select=["HT301"])
+    assert finding.file == "app/.htaccess" and finding.line == 1
+    assert finding.replacement == "AllowOverride AuthConfig FileInfo Limit"
+    assert finding.fix is None
+
+
+@pytest.mark.apache
+def test_allow_override_fix_is_valid_on_real_httpd(httpd, tmp_path):
+    text = "AccessFileName .htaccess\n<Directory /srv/app>\n    Options None\n</Directory>\n"
+    out = fixed(text, "HT301")
+    result = configtest({"a.conf": out}, "a.conf", ["mpm_event_module"], httpd=httpd)
+    assert result.ok, result.output
+
+
+@pytest.mark.apache
+def test_keep_22_fixes_are_valid_on_real_httpd(httpd):
+    text = (
+        "DocumentRoot /tmp\n<VirtualHost *:80>\n    SSLProxyEngine on\n    ProxyPass / https://127.0.0.1:9/\n"
+        "</VirtualHost>\n"
+    )
+    out = migrate(configset(text), select=["HT30"], defaults="keep-2.2").files["httpd.conf"].decode()
+    assert "EnableSendfile On" in out and "FileETag INode MTime Size" in out and "SSLProxyCheckPeerName off" in out
+    result = configtest({"a.conf": out}, "a.conf", ["mpm_event_module", "ssl_module", "proxy_module",
+                                                      "proxy_http_module"], httpd=httpd)
+    assert result.ok, result.output

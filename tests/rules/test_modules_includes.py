@@ -1,0 +1,252 @@
+import pytest
+from apache_fixture import httpd  # noqa: F401
+from ruletest import configset, findings, fixed
+
+from httpd24.apache import configtest
+from httpd24.engine import Applicability, Severity, lint, migrate
+
+MODDIR = "/usr/lib/apache2/modules"
+
+# -- HT401 removed modules -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param("LoadModule authn_core_module modules/mod_authn_core.so\n", id="standard-24-module"),
+        pytest.param("<IfVersion < 2.3>\nLoadModule authn_alias_module modules/mod_authn_alias.so\n</IfVersion>\n",
+                     id="dead-ifversion-branch"),
+        pytest.param("<IfModule !mod_authz_core.c>\nLoadModule authz_default_module m/mod_authz_default.so\n"
+                     "</IfModule>\n", id="dead-ifmodule-branch"),
+        pytest.param("# LoadModule mem_cache_module modules/mod_mem_cache.so\n", id="comment"),
+    ],
+)
+def test_removed_module_noop(text):
+    assert findings(text, "HT401") == []
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        pytest.param("LoadModule authn_alias_module modules/mod_authn_alias.so\n",
+                     "LoadModule authn_core_module modules/mod_authn_core.so\n", id="authn-alias"),
+        pytest.param("LoadModule authn_core_module modules/mod_authn_core.so\n"
+                     "LoadModule authn_alias_module modules/mod_authn_alias.so\n",
+                     "LoadModule authn_core_module modules/mod_authn_core.so\n", id="authn-alias-core-loaded"),
+        pytest.param("A b\nLoadModule authn_default_module modules/mod_authn_default.so\nC d\n", "A b\nC d\n",
+                     id="authn-default"),
+        pytest.param("LoadModule authz_default_module modules/mod_authz_default.so\n", "", id="authz-default"),
+        pytest.param("A b\r\n  LoadModule disk_cache_module /usr/lib/httpd/modules/mod_disk_cache.so\r\n",
+                     "A b\r\n  LoadModule cache_disk_module /usr/lib/httpd/modules/mod_cache_disk.so\r\n",
+                     id="disk-cache"),
+        pytest.param("LoadModule mem_cache_module modules/mod_mem_cache.so\n", "", id="mem-cache"),
+    ],
+)
+def test_removed_module_fix(before, after):
+    assert fixed(before, "HT401") == after
+
+
+def test_removed_module_mem_cache_is_preserve_and_names_the_replacement():
+    [finding] = findings("LoadModule mem_cache_module modules/mod_mem_cache.so\n", "HT401")
+    assert finding.severity == Severity.ERROR
+    assert finding.fix.applicability == Applicability.PRESERVE
+    assert "mod_cache_disk" in finding.message and "mod_cache_socache" in finding.message
+    assert fixed("LoadModule mem_cache_module m.so\n", "HT401", applicability=Applicability.SAFE) == (
+        "LoadModule mem_cache_module m.so\n"
+    )
+
+
+@pytest.mark.apache
+def test_removed_module_real_httpd(httpd):
+    text = (
+        f"LoadModule cache_module {MODDIR}/mod_cache.so\n"
+        f"LoadModule disk_cache_module {MODDIR}/mod_disk_cache.so\n"
+        f"LoadModule authz_default_module {MODDIR}/mod_authz_default.so\n"
+        "CacheRoot /tmp\n"
+    )
+    before = configtest({"m.conf": text}, "m.conf", ["mpm_event_module"], httpd=httpd)
+    assert not before.ok and "mod_disk_cache.so" in before.output
+    after = configtest({"m.conf": fixed(text, "HT401")}, "m.conf", ["mpm_event_module"], httpd=httpd)
+    assert after.ok, after.output
+
+
+# -- HT402 third-party modules ---------------------------------------------------------------
+
+
+def test_third_party_module():
+    [finding] = findings("LoadModule php5_module modules/libphp5.so\n", "HT402")
+    assert finding.severity == Severity.WARNING and finding.fix is None
+    assert "prefork" in finding.message and "libphp5.so" in finding.message
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "LoadModule rewrite_module modules/mod_rewrite.so\n",
+        "LoadModule mem_cache_module modules/mod_mem_cache.so\n",  # removed: HT401's
+        "<IfVersion < 2.3>\nLoadModule wsgi_module modules/mod_wsgi.so\n</IfVersion>\n",
+        "<IfModule !mod_authz_core.c>\nLoadModule wsgi_module modules/mod_wsgi.so\n</IfModule>\n",
+    ],
+)
+def test_third_party_module_noop(text):
+    assert findings(text, "HT402") == []
+
+
+# -- HT403 Include that matches nothing ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param({"httpd.conf": "Include conf.d/*.conf\n", "conf.d/a.conf": "ServerAdmin a@b\n"}, id="matches"),
+        pytest.param("IncludeOptional conf.d/*.conf\n", id="optional"),
+        pytest.param("Include extra/missing.conf\n", id="plain-file-fails-on-22-too"),
+        pytest.param("<IfVersion < 2.3>\nInclude conf.d/*.conf\n</IfVersion>\n", id="dead-ifversion-branch"),
+        pytest.param("<IfModule !mod_authz_core.c>\nInclude conf.d/*.conf\n</IfModule>\n", id="dead-ifmodule-branch"),
+    ],
+)
+def test_include_noop(text):
+    assert lint(configset(text), select=["HT403"]) == []
+
+
+def test_include_no_match_fix():
+    text = "Include conf.d/*.conf\n  include  \"sites/*\"  # x\n"
+    [first, second] = findings(text, "HT403")
+    assert first.severity == Severity.ERROR and "refuses to start" in first.message
+    assert first.replacement == "IncludeOptional conf.d/*.conf"
+    assert fixed(text, "HT403") == "IncludeOptional conf.d/*.conf\n  IncludeOptional  \"sites/*\"  # x\n"
+
+
+def test_include_external_says_so_without_claiming_failure():
+    [finding] = findings("Include /etc/httpd/conf.d/*.conf\n", "HT403")
+    assert finding.severity == Severity.WARNING
+    assert "outside this configuration" in finding.message and "if nothing matches" in finding.message
+    assert finding.fix.applicability == Applicability.SAFE
+
+
+@pytest.mark.apache
+def test_include_no_match_real_httpd(httpd):
+    files = {"i.conf": "Include conf.d/*.conf\nServerAdmin a@example.org\n", "conf.d/README": "x\n"}
+    before = configtest(files, "i.conf", ["mpm_event_module"], httpd=httpd)
+    assert not before.ok and "No matches for the wildcard" in before.output
+    files["i.conf"] = fixed(files["i.conf"], "HT403")
+    after = configtest(files, "i.conf", ["mpm_event_module"], httpd=httpd)
+    assert after.ok, after.output
+
+
+# -- HT404 modules a self-loading configuration does not load ----------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param("User apache\nAddOutputFilterByType DEFLATE text/html\n", id="no-loadmodule-lines"),
+        pytest.param("LoadModule mpm_event_module m/mod_mpm_event.so\nLoadModule unixd_module m/mod_unixd.so\n"
+                     "User apache\n", id="all-loaded"),
+        pytest.param("LoadModule mpm_event_module m/mod_mpm_event.so\n<IfModule mod_ssl.c>\nSSLEngine on\n"
+                     "</IfModule>\n", id="guarded-by-ifmodule"),
+        pytest.param("LoadModule mpm_event_module m/mod_mpm_event.so\nLoadModule version_module m/mod_version.so\n"
+                     "<IfVersion < 2.3>\nUser apache\n</IfVersion>\n", id="dead-ifversion-branch"),
+        pytest.param("LoadModule mpm_event_module m/mod_mpm_event.so\nLoadModule authz_core_module m/mod_authz_core.so\n"
+                     "<IfModule !mod_authz_core.c>\nUser a\n</IfModule>\n", id="dead-ifmodule-branch"),
+    ],
+)
+def test_module_not_loaded_noop(text):
+    assert findings(text, "HT404") == []
+
+
+def test_module_not_loaded_ifversion_needs_mod_version():
+    [finding] = findings("LoadModule mpm_event_module m/mod_mpm_event.so\n<IfVersion < 2.3>\nUser a\n</IfVersion>\n",
+                         "HT404")
+    assert finding.line == 2 and "version_module" in finding.message
+
+
+def test_module_not_loaded_ifmodule_authz_core_keeps_the_24_branch():
+    # Without mod_authz_core the 2.2 branch would be read (and need mod_unixd): load authz_core.
+    text = "LoadModule mpm_event_module m/mod_mpm_event.so\n<IfModule !mod_authz_core.c>\nUser a\n</IfModule>\n"
+    [finding] = findings(text, "HT404")
+    assert finding.replacement == "LoadModule authz_core_module m/mod_authz_core.so"
+
+
+def test_module_not_loaded_names_moved_modules():
+    text = "LoadModule alias_module modules/mod_alias.so\nUser apache\nAddOutputFilterByType DEFLATE text/html\n"
+    found = {f.replacement.split()[1]: f for f in findings(text, "HT404")}
+    assert sorted(found) == ["deflate_module", "filter_module", "mpm_event_module", "unixd_module"]
+    assert found["unixd_module"].line == 2 and "mod_unixd" in found["unixd_module"].message
+    assert found["filter_module"].line == 3 and "mod_filter" in found["filter_module"].message
+    assert all(f.severity == Severity.INFO for f in found.values())
+
+
+def test_module_not_loaded_fix_adds_every_missing_module_once():
+    text = "LoadModule alias_module modules/mod_alias.so\nUser apache\nAddOutputFilterByType DEFLATE text/html\n"
+    assert fixed(text, "HT404") == (
+        "LoadModule alias_module modules/mod_alias.so\n"
+        "LoadModule mpm_event_module modules/mod_mpm_event.so\n"
+        "LoadModule deflate_module modules/mod_deflate.so\n"
+        "LoadModule filter_module modules/mod_filter.so\n"
+        "<IfModule !unixd_module>\n    LoadModule unixd_module modules/mod_unixd.so\n</IfModule>\n"
+        "User apache\nAddOutputFilterByType DEFLATE text/html\n"
+    )
+
+
+def test_module_not_loaded_prefork_settings_choose_prefork():
+    text = "LoadModule alias_module modules/mod_alias.so\nMinSpareServers 5\nMaxSpareServers 10\n"
+    [finding] = findings(text, "HT404")
+    assert finding.replacement == "LoadModule mpm_prefork_module modules/mod_mpm_prefork.so"
+    assert finding.line == 2
+
+
+@pytest.mark.apache
+def test_module_not_loaded_real_httpd(httpd):
+    text = (
+        f"LoadModule alias_module {MODDIR}/mod_alias.so\n"
+        "MinSpareServers 5\n"
+        "<Directory /tmp>\n    AuthType Basic\n    AuthName x\n    AuthUserFile /dev/null\n    Require valid-user\n"
+        "</Directory>\n"
+        "AddOutputFilterByType DEFLATE text/html\n"
+    )
+    # load no MPM from outside: the configuration must bring its own (prefork, for MinSpareServers)
+    before = configtest({"s.conf": text}, "s.conf", ["mpm_prefork_module"], httpd=httpd)
+    assert not before.ok
+    out = fixed(text, "HT404")
+    assert "mpm_prefork_module" in out
+    after = configtest({"s.conf": out.replace("LoadModule mpm_prefork_module", "#")}, "s.conf",
+                       ["mpm_prefork_module"], httpd=httpd)
+    assert after.ok, after.output
+
+
+# -- HT405 IfModule on renamed modules ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        pytest.param("<IfModule mod_disk_cache.c>\n  CacheRoot /x\n</IfModule>\n",
+                     "<IfModule mod_cache_disk.c>\n  CacheRoot /x\n</IfModule>\n", id="source-name"),
+        pytest.param("<IfModule disk_cache_module>\n</IfModule>\n", "<IfModule cache_disk_module>\n</IfModule>\n",
+                     id="identifier"),
+        pytest.param("<IfModule !mod_authn_alias.c>\n</IfModule>\n", "<IfModule !mod_authn_core.c>\n</IfModule>\n",
+                     id="negated"),
+    ],
+)
+def test_ifmodule_renamed_fix(before, after):
+    assert fixed(before, "HT405") == after
+
+
+def test_ifmodule_renamed_dual_is_reported_as_dead_branch():
+    text = "<IfModule mod_disk_cache.c>\nCacheRoot /a\n</IfModule>\n<IfModule mod_cache_disk.c>\nCacheRoot /b\n</IfModule>\n"
+    [finding] = findings(text, "HT405")
+    assert finding.fix is None and finding.severity == Severity.INFO
+    assert fixed(text, "HT405") == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<IfModule mod_cache_disk.c>\n</IfModule>\n",
+        "<IfVersion < 2.3>\n<IfModule mod_disk_cache.c>\n</IfModule>\n</IfVersion>\n",
+        "<IfModule !mod_authz_core.c>\n<IfModule mod_disk_cache.c>\n</IfModule>\n</IfModule>\n",
+    ],
+)
+def test_ifmodule_renamed_noop(text):
+    assert findings(text, "HT405") == []
