@@ -26,7 +26,7 @@ def test_nothing_configured_gives_the_default_mode():
 
 def test_namespace_label_sets_the_mode():
     effective = namespace_mode("team", {"httpd24.io/mode": "enforce"}, [])
-    assert effective.mode is Mode.ENFORCE and effective.source == "namespace label httpd24.io/mode"
+    assert effective.mode is Mode.ENFORCE and effective.source == "namespace label"
 
 
 def test_unknown_label_value_is_ignored_with_a_note():
@@ -97,9 +97,10 @@ def test_annotation_may_only_make_the_mode_stricter(namespace, annotation, mode,
     assert bool(notes) is noted
     if noted and Mode.parse(annotation) is not None:
         assert notes == [
-            f"annotation httpd24.io/mode={annotation} is ignored: it may only make the mode stricter than "
-            f"{namespace} (namespace label httpd24.io/mode)"
+            f"annotation httpd24.io/mode={annotation} ignored: it may only make the mode stricter than "
+            f"{namespace} (namespace label)"
         ]
+        assert all(len(note) <= 120 for note in notes)
 
 
 def test_defaults_annotation_applies_only_without_a_policy_choice():

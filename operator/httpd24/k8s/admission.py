@@ -68,16 +68,45 @@ def _policies(index: Any) -> list[PolicyRule]:
         return []
 
 
-def effective_mode(namespace: str, body: Mapping[str, Any], namespaces: Any, policies: Any):
+@kopf.on.event("namespaces")
+def httpd24_indexed(httpd24_namespaces: Any, httpd24_policies: Any, **_: Any) -> None:
+    """kopf runs event handlers only once every index is filled: from then on the webhook is ready."""
+    if not metrics.STATE.indexed:
+        log.info("namespace and policy indexes are filled")
+    metrics.STATE.indexed = True
+    metrics.STATE.modes = lambda: modes_snapshot(httpd24_namespaces, httpd24_policies)
+
+
+_API: Any = None
+
+
+async def _labels_from_api(namespace: str) -> dict[str, str] | None:
+    """A namespace the index has not seen yet (created a moment ago): one GET, rare by design."""
+    global _API
+    from . import webhooks_manage
+
+    try:
+        if _API is None:
+            _API = await webhooks_manage.Api().__aenter__()
+        body = await asyncio.wait_for(
+            _API.request("GET", f"/api/v1/namespaces/{namespace}", ok_missing=True), timeout=2
+        )
+    except Exception as error:  # no RBAC, no network: fall back to policies and the default
+        log.warning("namespace %s is not indexed and could not be read: %s", namespace, error)
+        return None
+    return dict(((body or {}).get("metadata") or {}).get("labels") or {}) if body else None
+
+
+async def effective_mode(namespace: str, body: Mapping[str, Any], namespaces: Any, policies: Any):
     labels = _first(namespaces, namespace) if namespaces is not None else None
+    if labels is None and namespace and namespace not in CONFIG.excluded_namespaces:
+        labels = await _labels_from_api(namespace)
     ns = namespace_mode(
         namespace, labels, _policies(policies) if policies is not None else [],
         default=CONFIG.default_mode, excluded=CONFIG.excluded_namespaces,
     )
     annotations = (body.get("metadata") or {}).get("annotations") or {}
     mode, defaults, notes = configmap_mode(ns, annotations)
-    if labels is None and not ns.excluded:
-        log.debug("namespace %s not indexed yet; mode from policies/default", namespace)
     return ns, mode, defaults, notes
 
 
@@ -100,8 +129,7 @@ def modes_snapshot(namespaces: Any, policies: Any) -> dict[str, Any]:
 async def _decide(stage: review.Stage, body, namespace, name, operation, dryrun, indexes) -> review.Decision | None:
     if operation not in ("CREATE", "UPDATE"):
         return None
-    ns, mode, defaults, notes = effective_mode(namespace or "", body, *indexes)
-    metrics.STATE.modes = lambda: modes_snapshot(*indexes)
+    ns, mode, defaults, notes = await effective_mode(namespace or "", body, *indexes)
     webhook = VALIDATE_ID if stage == "validate" else MUTATE_ID
     if ns.excluded:
         metrics.DECISIONS.labels(webhook, "excluded", "skipped", str(bool(dryrun)).lower()).inc()

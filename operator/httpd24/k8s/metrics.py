@@ -5,7 +5,7 @@ Endpoints (``--metrics-port``, default 8080):
 * ``/metrics``   Prometheus text format (the process' default registry, so the operator's
   metrics appear here too);
 * ``/healthz``   200 while the event loop runs;
-* ``/readyz``    200 once the webhook server listens (503 before);
+* ``/readyz``    200 once the webhook server listens and the namespace/policy indexes are filled;
 * ``/debug/requests``  the last admission requests (namespace, name, webhook, mode, result) as JSON:
   proof of which objects reached the webhook, without a Prometheus label per object;
 * ``/debug/modes``     the effective mode of every namespace the operator knows, as JSON.
@@ -54,7 +54,8 @@ class State:
     """What the endpoints report; the admission glue fills it."""
 
     def __init__(self, log_size: int = 1000) -> None:
-        self.ready = False
+        self.ready = False  # the webhook server listens
+        self.indexed = False  # kopf filled the namespace and policy indexes
         self.requests: collections.deque[dict[str, Any]] = collections.deque(maxlen=log_size)
         self.modes: Callable[[], dict[str, Any]] = dict
 
@@ -75,9 +76,10 @@ def app(state: State = STATE) -> web.Application:
         return web.Response(text="ok\n")
 
     async def readyz(_: web.Request) -> web.Response:
-        if state.ready:
+        if state.ready and state.indexed:
             return web.Response(text="ready\n")
-        return web.Response(status=503, text="the webhook server is not listening yet\n")
+        waiting = [what for what, done in (("the webhook server", state.ready), ("the indexes", state.indexed)) if not done]
+        return web.Response(status=503, text="waiting for " + " and ".join(waiting) + "\n")
 
     async def requests(_: web.Request) -> web.Response:
         return web.Response(text=json.dumps(list(state.requests)), content_type="application/json")

@@ -116,7 +116,7 @@ def namespace_mode(
         if mode is None:
             notes.append(f"namespace label {LABEL_MODE}={raw!r} is not audit|warn|migrate|enforce; ignored")
         else:
-            candidates.append((mode, f"namespace label {LABEL_MODE}"))
+            candidates.append((mode, "namespace label"))
     defaults = None
     for policy in sorted(policies, key=lambda p: p.name):
         if not policy.matches(namespace, labels):
@@ -143,7 +143,7 @@ def configmap_mode(effective: Effective, annotations: Mapping[str, str] | None) 
             notes.append(f"annotation {ANN_MODE}={raw!r} is not audit|warn|migrate|enforce; ignored")
         elif asked < mode:
             notes.append(
-                f"annotation {ANN_MODE}={asked} is ignored: it may only make the mode stricter than {mode} "
+                f"annotation {ANN_MODE}={asked} ignored: it may only make the mode stricter than {mode} "
                 f"({effective.source})"
             )
         else:

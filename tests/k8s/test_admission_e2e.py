@@ -1,0 +1,371 @@
+"""The admission webhooks end to end: real kube-apiserver calling `httpd24 operator` over TLS, real kubectl.
+
+The webhook runs as a subprocess (``python -m httpd24.k8s.main --no-operator --manage-webhooks``) on
+127.0.0.1 with certificates from :mod:`httpd24.k8s.certs`; it writes the two webhook configurations
+itself (URL clientConfig, namespaceSelector, objectSelector) and deletes them at exit.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+import uuid
+from pathlib import Path
+
+import pytest
+
+from cluster_fixture import cluster  # noqa: F401
+from httpd24 import api, apache
+from httpd24.engine import Severity
+from httpd24.k8s import certs, review
+
+pytestmark = [pytest.mark.cluster]
+
+REPO = Path(__file__).resolve().parents[2]
+CORPUS = Path("/work/shared/corpus/files")
+WEBHOOK_NAME = "httpd24-admission-e2e"
+DENIED = 'admission webhook "validate.configmaps.httpd24.io" denied the request: '
+MUTATE_DENIED = 'admission webhook "mutate.configmaps.httpd24.io" denied the request: '
+
+# 2.2 files with start-up errors on 2.4 that the engine can fix (chosen from the corpus).
+ENFORCE_FILES = ["apache-2.2.15-httpd-mpm.conf.in", "h5bp-2.0-filterprovider.htaccess", "debian7-wheezy-mods-ssl.conf"]
+MIGRATE_FILES = ENFORCE_FILES
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Webhook:
+    def __init__(self, cluster, directory: Path):  # noqa: F811
+        self.cluster = cluster
+        self.port = free_port()
+        self.metrics_port = free_port()
+        files = certs.ensure(directory / "tls", ["127.0.0.1"])
+        self.log_path = directory / "webhook.log"
+        argv = [
+            sys.executable, "-m", "httpd24.k8s.main", "--no-operator",
+            "--webhook-addr", "127.0.0.1", "--webhook-port", str(self.port),
+            "--tls-cert-file", str(files.cert), "--tls-key-file", str(files.key), "--tls-ca-file", str(files.ca),
+            "--manage-webhooks", "--webhook-name", WEBHOOK_NAME, "--timeout-seconds", "10",
+            "--metrics-addr", "127.0.0.1", "--metrics-port", str(self.metrics_port),
+            "--operator-namespace", "httpd24-system", "--log-format", "json",
+        ]
+        self.log = open(self.log_path, "wb")
+        self.proc = subprocess.Popen(
+            argv, stdout=self.log, stderr=subprocess.STDOUT, env=dict(cluster.env, PYTHONUNBUFFERED="1")
+        )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"the webhook exited {self.proc.returncode}:\n{self.log_path.read_text()[-3000:]}")
+            try:
+                if self.get("/readyz", raw=True) == "ready\n":
+                    break
+            except OSError:
+                pass
+            time.sleep(0.2)
+        else:
+            raise RuntimeError(f"the webhook never became ready:\n{self.log_path.read_text()[-3000:]}")
+
+    def get(self, path: str, raw: bool = False):
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.metrics_port}{path}", timeout=5) as resp:
+            text = resp.read().decode()
+        return text if raw else json.loads(text)
+
+    def requests_for(self, namespace: str, name: str) -> list[dict]:
+        return [r for r in self.get("/debug/requests") if r.get("namespace") == namespace and r.get("name") == name]
+
+    def wait_mode(self, namespace: str, mode: str, timeout: float = 20) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.get("/debug/modes").get(namespace, {}).get("mode") == mode:
+                return
+            time.sleep(0.1)
+        raise AssertionError(f"namespace {namespace} never got mode {mode}: {self.get('/debug/modes').get(namespace)}")
+
+    def stop(self) -> int:
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            code = self.proc.wait(30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            code = self.proc.wait()
+        self.log.close()
+        return code
+
+
+@pytest.fixture(scope="module")
+def webhook(cluster, tmp_path_factory):  # noqa: F811
+    cluster.kubectl("apply", "-f", str(REPO / "crds" / "httpdpolicies.yaml"))
+    cluster.kubectl("wait", "--for", "condition=established", "crd/httpdpolicies.httpd24.io", "--timeout=60s")
+    hook = Webhook(cluster, tmp_path_factory.mktemp("admission"))
+    yield hook
+    assert hook.stop() == 0, hook.log_path.read_text()[-3000:]
+    # --manage-webhooks removed its configurations at exit
+    left = cluster.kubectl("get", "validatingwebhookconfiguration", WEBHOOK_NAME, check=False)
+    assert left.returncode != 0
+
+
+def make_namespace(cluster, webhook, mode: str | None, labels=None) -> str:  # noqa: F811
+    name = f"adm-{mode or 'none'}-{uuid.uuid4().hex[:6]}"
+    all_labels = dict(labels or {})
+    if mode:
+        all_labels["httpd24.io/mode"] = mode
+    manifest = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "labels": all_labels}}
+    cluster.kubectl("apply", "-f", "-", input=json.dumps(manifest))
+    webhook.wait_mode(name, mode or "warn")
+    return name
+
+
+def manifest(name: str, files: dict[str, bytes], *, labelled=True, annotations=None) -> str:
+    meta = {"name": name, "labels": {review.LABEL_CONFIG: "true"} if labelled else {}}
+    if annotations:
+        meta["annotations"] = annotations
+    body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta, "data": {k: v.decode() for k, v in files.items()}}
+    return json.dumps(body)
+
+
+def stored(cluster, ns: str, name: str) -> dict | None:  # noqa: F811
+    out = cluster.kubectl("get", "configmap", name, "-n", ns, "-o", "json", check=False)
+    return json.loads(out.stdout) if out.returncode == 0 else None
+
+
+def engine_lines(data: bytes):
+    """Findings as the engine reports them for this file as a ConfigMap key, in the documented line format."""
+    cs = api.load_mapping({"httpd.conf": data}, entry="httpd.conf", server_root="/etc/httpd24")
+    findings = api.lint(cs)
+
+    def line(f):
+        text = f"{f.file}:{f.line}: {f.code} {' '.join(f.message.split())}"
+        return text + (f" -> {' '.join(f.replacement.split())}" if f.replacement else "")
+
+    return findings, [line(f) for f in findings if f.severity is Severity.ERROR]
+
+
+# -- enforce ---------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("filename", ENFORCE_FILES)
+def test_enforce_denies_with_the_finding_lines(cluster, webhook, filename):  # noqa: F811
+    ns = make_namespace(cluster, webhook, "enforce")
+    data = (CORPUS / filename).read_bytes()
+    _findings, errors = engine_lines(data)
+    assert errors, f"{filename} was chosen for its 2.2-only start-up errors"
+    out = cluster.kubectl("apply", "-n", ns, "-f", "-", input=manifest("web", {"httpd.conf": data}), check=False)
+    assert out.returncode == 1
+    noun = "problem" if len(errors) == 1 else "problems"
+    expected = "\n".join([f"{len(errors)} {noun} must be fixed for httpd 2.4 (httpd24 mode: enforce):", *errors[:20]])
+    assert DENIED + expected in out.stderr, out.stderr
+    assert stored(cluster, ns, "web") is None
+    # dry-run gets exactly the same answer
+    dry = cluster.kubectl(
+        "apply", "--dry-run=server", "-n", ns, "-f", "-", input=manifest("web", {"httpd.conf": data}), check=False
+    )
+    assert dry.returncode == 1 and DENIED + expected in dry.stderr
+
+
+def test_enforce_pinned_denial_for_the_mpm_template(cluster, webhook):  # noqa: F811
+    """Pinned text for one file: LockFile in the 2.2 MPM template stops 2.4 from starting."""
+    ns = make_namespace(cluster, webhook, "enforce")
+    data = (CORPUS / "apache-2.2.15-httpd-mpm.conf.in").read_bytes()
+    out = cluster.kubectl("apply", "-n", ns, "-f", "-", input=manifest("mpm", {"httpd.conf": data}), check=False)
+    first, second = out.stderr.split(DENIED, 1)[1].splitlines()[:2]
+    assert first == "1 problem must be fixed for httpd 2.4 (httpd24 mode: enforce):"
+    assert second.startswith("httpd.conf:20: HT110 LockFile ")
+    assert second.endswith("-> <IfModule !mpm_event_module> Mutex default:@rel_logfiledir@ mpm-accept </IfModule>")
+
+
+def test_annotation_cannot_weaken_but_can_tighten(cluster, webhook):  # noqa: F811
+    data = b"ServerName x\nKeepAlive 5\n"
+    strict = make_namespace(cluster, webhook, "enforce")
+    out = cluster.kubectl(
+        "apply", "-n", strict, "-f", "-", check=False,
+        input=manifest("web", {"httpd.conf": data}, annotations={"httpd24.io/mode": "audit"}),
+    )
+    assert out.returncode == 1 and DENIED in out.stderr
+    assert (
+        "Warning: annotation httpd24.io/mode=audit ignored: it may only make the mode stricter than enforce "
+        "(namespace label)\n"
+    ) in out.stderr
+    lax = make_namespace(cluster, webhook, "warn")
+    out = cluster.kubectl(
+        "apply", "-n", lax, "-f", "-", check=False,
+        input=manifest("web", {"httpd.conf": data}, annotations={"httpd24.io/mode": "enforce"}),
+    )
+    assert out.returncode == 1
+    assert DENIED + "1 problem must be fixed for httpd 2.4 (httpd24 mode: enforce):" in out.stderr
+
+
+def test_httpdpolicy_sets_the_mode_by_namespace_selector(cluster, webhook):  # noqa: F811
+    policy = {
+        "apiVersion": "httpd24.io/v1alpha1", "kind": "HttpdPolicy",
+        "metadata": {"name": "adm-e2e-prod"},
+        "spec": {"mode": "enforce", "namespaceSelector": {"matchLabels": {"adm-e2e-env": "prod"}}},
+    }
+    cluster.kubectl("apply", "-f", "-", input=json.dumps(policy))
+    try:
+        name = f"adm-pol-{uuid.uuid4().hex[:6]}"
+        cluster.kubectl("apply", "-f", "-", input=json.dumps(
+            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "labels": {"adm-e2e-env": "prod"}}}
+        ))
+        webhook.wait_mode(name, "enforce")
+        assert webhook.get("/debug/modes")[name]["source"] == "HttpdPolicy adm-e2e-prod"
+        out = cluster.kubectl("apply", "-n", name, "-f", "-", input=manifest("web", {"httpd.conf": b"KeepAlive 5\n"}),
+                              check=False)
+        assert out.returncode == 1 and "(httpd24 mode: enforce)" in out.stderr
+    finally:
+        cluster.kubectl("delete", "httpdpolicy", "adm-e2e-prod", check=False)
+
+
+# -- migrate ---------------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("filename", MIGRATE_FILES)
+def test_migrate_stores_the_migrated_text_which_passes_apache2_t(cluster, webhook, filename):  # noqa: F811
+    ns = make_namespace(cluster, webhook, "migrate")
+    data = (CORPUS / filename).read_bytes()
+    out = cluster.kubectl("apply", "-n", ns, "-f", "-", input=manifest("web", {"httpd.conf": data}))
+    assert "Warning: httpd24 migrated " in out.stderr
+    body = stored(cluster, ns, "web")
+    text = body["data"]["httpd.conf"].encode()
+    assert text != data
+    expected = api.migrate(api.load_mapping({"httpd.conf": data}, entry="httpd.conf", server_root="/etc/httpd24"))
+    assert text == expected.files["httpd.conf"]
+    annotations = body["metadata"]["annotations"]
+    assert annotations["httpd24.io/migrated"] == review.counts(expected.applied)
+    # the original, byte for byte, from the object itself
+    assert review.decode_original(annotations["httpd24.io/original"]) == {"httpd.conf": data}
+    shown = subprocess.run(
+        review.original_command("web", ns), shell=True, capture_output=True, env=cluster.env, check=True
+    ).stdout
+    assert shown == data
+    # the stored text passes real apache2 -t with the modules the engine names
+    migrated = api.load_mapping({"httpd.conf": text}, entry="httpd.conf", server_root="/etc/httpd24")
+    modules = [m.name for m in api.required_modules(migrated).modules]
+    result = apache.configtest({"httpd.conf": text}, "httpd.conf", modules)
+    assert result.ok, result.output
+    # and the 2.2 original does not (the point of migrating)
+    original = apache.configtest({"httpd.conf": data}, "httpd.conf", modules)
+    assert not original.ok
+
+
+def test_migrate_denies_what_cannot_be_fixed(cluster, webhook):  # noqa: F811
+    ns = make_namespace(cluster, webhook, "migrate")
+    data = b"KeepAlive 5\nMaxRequestsPerThread 4\n"
+    out = cluster.kubectl("apply", "-n", ns, "-f", "-", input=manifest("web", {"httpd.conf": data}), check=False)
+    assert out.returncode == 1
+    tail = out.stderr.split(MUTATE_DENIED, 1)[1].splitlines()
+    assert tail[0] == "1 problem cannot be migrated safely (httpd24 mode: migrate):"
+    assert tail[1].startswith("httpd.conf:2: HT119 ")
+    assert stored(cluster, ns, "web") is None
+
+
+def test_unparseable_config_is_denied_with_its_location(cluster, webhook):  # noqa: F811
+    ns = make_namespace(cluster, webhook, "migrate")
+    out = cluster.kubectl(
+        "apply", "-n", ns, "-f", "-", check=False,
+        input=manifest("web", {"httpd.conf": b"ServerName x\n<Directory /srv>\n"}),
+    )
+    assert out.returncode == 1
+    tail = out.stderr.split(MUTATE_DENIED, 1)[1].splitlines()
+    assert tail[0] == "1 problem in a config httpd cannot read (httpd24 mode: migrate):"
+    assert tail[1].startswith("httpd.conf:2:1: ")
+
+
+def test_dry_run_changes_nothing(cluster, webhook):  # noqa: F811
+    ns = make_namespace(cluster, webhook, "migrate")
+    data = b"ServerName x\nKeepAlive 5\n"
+    dry = cluster.kubectl(
+        "apply", "--dry-run=server", "-o", "json", "-n", ns, "-f", "-", input=manifest("web", {"httpd.conf": data})
+    )
+    answer = json.loads(dry.stdout)
+    assert answer["data"]["httpd.conf"] == "ServerName x\nKeepAlive On\n"  # the same answer ...
+    assert stored(cluster, ns, "web") is None  # ... and nothing stored
+    # an existing object is not touched by a dry-run update either
+    cluster.kubectl("apply", "-n", ns, "-f", "-", input=manifest("web", {"httpd.conf": b"ServerName x\n"}))
+    before = stored(cluster, ns, "web")
+    cluster.kubectl(
+        "apply", "--dry-run=server", "-n", ns, "-f", "-", input=manifest("web", {"httpd.conf": data})
+    )
+    after = stored(cluster, ns, "web")
+    assert after["metadata"]["resourceVersion"] == before["metadata"]["resourceVersion"]
+    assert after["data"] == {"httpd.conf": "ServerName x\n"}
+    dry_requests = [r for r in webhook.requests_for(ns, "web") if r["dry_run"]]
+    assert {r["webhook"] for r in dry_requests} == {"mutate-configmap", "validate-configmap"}
+
+
+# -- warn and audit ---------------------------------------------------------------------------------------------------
+def test_warn_prints_warnings_and_stores_unchanged(cluster, webhook):  # noqa: F811
+    ns = make_namespace(cluster, webhook, "warn")
+    data = (CORPUS / "apache-2.2.15-httpd-mpm.conf.in").read_bytes()
+    findings, _ = engine_lines(data)
+    out = cluster.kubectl("apply", "-n", ns, "-f", "-", input=manifest("web", {"httpd.conf": data}))
+    warnings = [line[len("Warning: "):] for line in out.stderr.splitlines() if line.startswith("Warning: ")]
+    assert len(warnings) == len(findings)
+    for warning, finding in zip(warnings, findings):
+        assert len(warning) <= 120
+        assert warning.startswith(f"httpd.conf:{finding.line}: {finding.code} ")
+    body = stored(cluster, ns, "web")
+    assert body["data"]["httpd.conf"].encode() == data
+    assert body["metadata"]["annotations"]["httpd24.io/audit-findings"] == str(len(findings))
+
+
+def test_audit_stores_unchanged_with_the_record(cluster, webhook):  # noqa: F811
+    ns = make_namespace(cluster, webhook, "audit")
+    data = (CORPUS / "h5bp-2.0-filterprovider.htaccess").read_bytes()
+    findings, errors = engine_lines(data)
+    out = cluster.kubectl("apply", "-n", ns, "-f", "-", input=manifest("web", {"httpd.conf": data}))
+    assert "Warning" not in out.stderr
+    body = stored(cluster, ns, "web")
+    assert body["data"]["httpd.conf"].encode() == data
+    annotations = body["metadata"]["annotations"]
+    assert annotations["httpd24.io/audit-findings"] == str(len(findings))
+    assert annotations["httpd24.io/errors"] == str(len(errors))
+    assert annotations["httpd24.io/reviewed-mode"] == "audit"
+    assert "httpd24.io/original" not in annotations
+
+
+# -- what never reaches the webhook ------------------------------------------------------------------------------------
+def test_unlabelled_configmaps_never_reach_the_webhook(cluster, webhook):  # noqa: F811
+    ns = make_namespace(cluster, webhook, "enforce")
+    data = b"KeepAlive 5\n"
+    cluster.kubectl("apply", "-n", ns, "-f", "-", input=manifest("plain", {"httpd.conf": data}, labelled=False))
+    assert stored(cluster, ns, "plain")["data"]["httpd.conf"] == "KeepAlive 5\n"
+    # positive control: the labelled one in the same namespace does reach it
+    cluster.kubectl("apply", "-n", ns, "-f", "-", input=manifest("labelled", {"httpd.conf": data}), check=False)
+    assert webhook.requests_for(ns, "labelled")
+    assert webhook.requests_for(ns, "plain") == []
+
+
+def test_excluded_namespace_never_reaches_the_webhook(cluster, webhook):  # noqa: F811
+    cluster.kubectl("create", "namespace", "httpd24-system", check=False)
+    cluster.kubectl("label", "namespace", "httpd24-system", "httpd24.io/mode=enforce", "--overwrite")
+    cluster.kubectl(
+        "apply", "-n", "httpd24-system", "-f", "-", input=manifest("own", {"httpd.conf": b"KeepAlive 5\n"})
+    )
+    assert webhook.requests_for("httpd24-system", "own") == []
+
+
+def test_metrics_count_decisions_and_findings(cluster, webhook):  # noqa: F811
+    text = webhook.get("/metrics", raw=True)
+    assert 'httpd24_admission_duration_seconds_count{webhook="validate-configmap"}' in text
+    assert 'httpd24_admission_decisions_total{dry_run="false",mode="enforce",result="denied",webhook="validate-configmap"}' in text
+    assert 'httpd24_admission_findings_total{code="HT110",mode="enforce"}' in text
+
+
+def test_malformed_review_gets_400_with_a_reason(webhook):
+    import ssl
+
+    context = ssl.create_default_context(cafile=str(Path(webhook.log_path).parent / "tls" / "ca.crt"))
+    request = urllib.request.Request(
+        f"https://127.0.0.1:{webhook.port}/validate-configmap", data=b'{"kind": "AdmissionReview"}', method="POST"
+    )
+    with pytest.raises(urllib.error.HTTPError) as caught:
+        urllib.request.urlopen(request, context=context, timeout=5)
+    assert caught.value.code == 400
+    assert json.loads(caught.value.read())["error"].startswith("apiVersion must be")
