@@ -1,0 +1,293 @@
+"""required_modules: the hidden requirements, asserted as exact lists, and judged by real apache2 -t.
+
+For every case the configuration passes ``apache2 -t`` with exactly the named
+modules, and for every module whose absence ``-t`` can notice (an unguarded
+``configtest`` reason) loading all but that one fails.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+from apache_fixture import httpd  # noqa: F401
+
+from httpd24 import api
+from httpd24.apache import configtest
+from httpd24.config import ConfigSet, Target
+from httpd24.engine.modules import CONFIGTEST, DEBIAN_BUILTIN, RUNTIME, STARTUP, required_modules
+
+
+def req(text: str | dict, **kwargs):
+    if isinstance(text, dict):
+        files = {k: textwrap.dedent(v) for k, v in text.items()}
+        return required_modules(ConfigSet.from_mapping(files, entry="httpd.conf"), **kwargs)
+    return required_modules(ConfigSet.from_mapping({"httpd.conf": textwrap.dedent(text)}, entry="httpd.conf"),
+                            **kwargs)
+
+
+AUTH_BASIC = """\
+<Directory /srv/private>
+    AuthType Basic
+    AuthName "private"
+    AuthUserFile /srv/htpasswd
+    Require valid-user
+</Directory>
+"""
+BALANCER = """\
+ProxyPass /app balancer://cluster/
+<Proxy balancer://cluster>
+    BalancerMember http://127.0.0.1:9001
+    BalancerMember http://127.0.0.1:9002
+</Proxy>
+"""
+
+CASES = {
+    "user-group": ("User daemon\nGroup daemon\n", ["mpm_event_module", "unixd_module"]),
+    "auth-basic": (AUTH_BASIC, ["mpm_event_module", "auth_basic_module", "authn_core_module",
+                                "authn_file_module", "authz_core_module", "authz_user_module"]),
+    "auth-basic-default-provider": (
+        "<Location /x>\nAuthType Basic\nAuthName x\nRequire user alice\n</Location>\n",
+        ["mpm_event_module", "auth_basic_module", "authn_core_module", "authn_file_module", "authz_core_module",
+         "authz_user_module"]),
+    "auth-basic-dbm": (
+        "<Location /x>\nAuthType Basic\nAuthName x\nAuthBasicProvider dbm\nAuthDBMUserFile /srv/db\n"
+        "Require valid-user\n</Location>\n",
+        ["mpm_event_module", "auth_basic_module", "authn_core_module", "authn_dbm_module", "authz_core_module",
+         "authz_user_module"]),
+    "auth-digest": (
+        "<Location /x>\nAuthType Digest\nAuthName x\nAuthDigestProvider file\nAuthUserFile /srv/d\n"
+        "Require valid-user\n</Location>\n",
+        ["mpm_event_module", "auth_digest_module", "authn_core_module", "authn_file_module", "authz_core_module",
+         "authz_user_module"]),
+    "require-group": (
+        "<Location /x>\nAuthType Basic\nAuthName x\nAuthUserFile /u\nAuthGroupFile /g\nRequire group admins\n"
+        "</Location>\n",
+        ["mpm_event_module", "auth_basic_module", "authn_core_module", "authn_file_module", "authz_core_module",
+         "authz_groupfile_module"]),
+    "require-ip-host-local": (
+        "<Location /a>\nRequire ip 10.0.0.0/8\n</Location>\n<Location /b>\nRequire host example.org\n</Location>\n"
+        "<Location /c>\n<RequireAll>\nRequire local\nRequire not env bad\n</RequireAll>\n</Location>\n",
+        ["mpm_event_module", "authz_core_module", "authz_host_module"]),
+    "require-all-only": ("<Location />\nRequire all granted\n</Location>\n", ["mpm_event_module", "authz_core_module"]),
+    "access-compat-only": ("<Location />\nOrder deny,allow\nDeny from all\n</Location>\n",
+                           ["mpm_event_module", "access_compat_module"]),
+    "filter-by-type": ("AddOutputFilterByType DEFLATE;INCLUDES text/html\n",
+                       ["mpm_event_module", "deflate_module", "filter_module", "include_module"]),
+    "set-output-filter": ("<Location />\nSetOutputFilter SUBSTITUTE;DEFLATE\n</Location>\n",
+                          ["mpm_event_module", "deflate_module", "substitute_module"]),
+    "declared-filter": ("FilterDeclare gz\nFilterProvider gz DEFLATE \"%{CONTENT_TYPE} =~ m#^text/#\"\n"
+                        "FilterChain gz\nSetOutputFilter gz\n",
+                        ["mpm_event_module", "deflate_module", "filter_module"]),
+    "balancer-default-lbmethod": (BALANCER, [
+        "mpm_event_module", "lbmethod_byrequests_module", "proxy_module", "proxy_balancer_module",
+        "proxy_http_module", "slotmem_shm_module"]),
+    "balancer-named-lbmethod": (BALANCER.replace("</Proxy>", "    ProxySet lbmethod=bytraffic\n</Proxy>"), [
+        "mpm_event_module", "lbmethod_bytraffic_module", "proxy_module", "proxy_balancer_module",
+        "proxy_http_module", "slotmem_shm_module"]),
+    "balancer-lbmethod-on-proxypass": (
+        "ProxyPass /a balancer://c/ lbmethod=bybusyness\n<Proxy balancer://c>\nBalancerMember ajp://127.0.0.1:8009\n"
+        "</Proxy>\n",
+        ["mpm_event_module", "lbmethod_bybusyness_module", "proxy_module", "proxy_ajp_module",
+         "proxy_balancer_module", "slotmem_shm_module"]),
+    "proxy-schemes": (
+        "ProxyPass /a http://127.0.0.1:1/\nProxyPass /b ajp://127.0.0.1:2/\nProxyPass /c fcgi://127.0.0.1:3/\n"
+        "ProxyPass /d scgi://127.0.0.1:4/\nProxyPass /e ws://127.0.0.1:5/\nProxyPass /f !\n"
+        "ProxyPassReverse /a http://127.0.0.1:1/\n",
+        ["mpm_event_module", "proxy_module", "proxy_ajp_module", "proxy_fcgi_module", "proxy_http_module",
+         "proxy_scgi_module", "proxy_wstunnel_module"]),
+    "proxy-handler-fcgi": ('<FilesMatch "\\.php$">\nSetHandler "proxy:unix:/run/php.sock|fcgi://localhost"\n'
+                           "</FilesMatch>\n",
+                           ["mpm_event_module", "proxy_module", "proxy_fcgi_module"]),
+    "ssl-shmcb": ("SSLSessionCache shmcb:/tmp/ssl_scache(512000)\nSSLStaplingCache shmcb:/tmp/stapling(32768)\n",
+                  ["mpm_event_module", "socache_shmcb_module", "ssl_module"]),
+    "ssl-dbm": ("SSLSessionCache dbm:/tmp/ssl_scache\n", ["mpm_event_module", "socache_dbm_module", "ssl_module"]),
+    "ssl-none": ("SSLSessionCache none\n", ["mpm_event_module", "ssl_module"]),
+    "ifversion": ("<IfVersion >= 2.4>\nServerAdmin a@b\n</IfVersion>\n", ["mpm_event_module", "version_module"]),
+    "handlers": (
+        "<Location /s>\nSetHandler server-status\n</Location>\n<Location /i>\nSetHandler server-info\n</Location>\n"
+        "<Location /l>\nSetHandler ldap-status\n</Location>\n<Location /m>\nSetHandler balancer-manager\n"
+        "</Location>\n",
+        ["mpm_event_module", "info_module", "ldap_module", "proxy_module", "proxy_balancer_module",
+         "slotmem_shm_module", "status_module"]),
+    "log-config": ('LogFormat "%h %l %u %t \\"%r\\" %>s %b" common\nCustomLog /tmp/access_log common\n',
+                   ["mpm_event_module", "log_config_module"]),
+    "log-logio": ('LogFormat "%h %I %O" io\nCustomLog /tmp/access_log io\n',
+                  ["mpm_event_module", "log_config_module", "logio_module"]),
+    "ifmodule-does-not-require-itself": (
+        "<IfModule mod_php5.c>\nDirectoryIndex index.php\n</IfModule>\n<IfModule mod_rewrite.c>\n"
+        "Options +FollowSymLinks\n</IfModule>\n", ["mpm_event_module"]),
+    "ifmodule-content-of-the-module": ("<IfModule mod_ssl.c>\nSSLRandomSeed startup builtin\n</IfModule>\n",
+                                       ["mpm_event_module", "ssl_module"]),
+    "dual-authz-branches": (
+        "<Location />\n<IfModule mod_authz_core.c>\nRequire all denied\n</IfModule>\n"
+        "<IfModule !mod_authz_core.c>\nOrder deny,allow\nDeny from all\n</IfModule>\n</Location>\n",
+        ["mpm_event_module", "authz_core_module"]),
+    "dual-authz-tested-only": (
+        "<IfModule !mod_authz_core.c>\nOrder deny,allow\nDeny from all\n</IfModule>\n",
+        ["mpm_event_module", "authz_core_module"]),
+    "ifversion-dead-branch": (
+        "<Location />\n<IfVersion < 2.3>\nOrder deny,allow\n</IfVersion>\n<IfVersion >= 2.3>\nRequire all denied\n"
+        "</IfVersion>\n</Location>\n",
+        ["mpm_event_module", "authz_core_module", "version_module"]),
+    "prefork-settings": ("StartServers 2\nMinSpareServers 2\nMaxSpareServers 4\nMaxClients 10\n",
+                         ["mpm_prefork_module"]),
+    "mpm-blocks-only": ("<IfModule prefork.c>\nMinSpareServers 2\n</IfModule>\n<IfModule worker.c>\n"
+                        "MinSpareThreads 2\n</IfModule>\n", ["mpm_event_module"]),
+    "threaded-settings": ("ThreadsPerChild 25\nMaxSpareThreads 75\n", ["mpm_event_module"]),
+    "cgi-under-event": ("ScriptLog /tmp/cgi.log\nAddHandler cgi-script .cgi\n", ["mpm_event_module", "cgid_module",
+                                                                                "mime_module"]),
+    "cgi-under-prefork": ("MinSpareServers 2\nScriptLog /tmp/cgi.log\n", ["mpm_prefork_module", "cgi_module"]),
+    "dav": ("<Location /dav>\nDav On\n</Location>\nDavLockDB /tmp/davlock\n",
+            ["mpm_event_module", "dav_module", "dav_fs_module"]),
+    "cache-disk": ("CacheRoot /tmp/cache\nCacheEnable disk /\n", ["mpm_event_module", "cache_module",
+                                                                   "cache_disk_module"]),
+    "ldap": ("<Location />\nAuthType Basic\nAuthName x\nAuthBasicProvider ldap\nAuthLDAPURL ldap://127.0.0.1/dc=x\n"
+             "Require ldap-group cn=admins,dc=x\n</Location>\n",
+             ["mpm_event_module", "auth_basic_module", "authn_core_module", "authnz_ldap_module",
+              "authz_core_module", "ldap_module"]),
+    "session-cookie": ("<Location />\nSession On\nSessionCookieName s path=/\n</Location>\n",
+                       ["mpm_event_module", "session_module", "session_cookie_module"]),
+}
+
+
+@pytest.mark.parametrize(("text", "expected"), list(CASES.values()), ids=list(CASES))
+def test_exact_modules(text, expected):
+    assert req(text).names() == expected
+
+
+def test_api_facade_calls_it():
+    cs = api.load_mapping({"httpd.conf": "User daemon\n"})
+    assert api.required_modules(cs).names() == ["mpm_event_module", "unixd_module"]
+
+
+def test_reasons_say_where_and_when():
+    result = req(AUTH_BASIC)
+    basic = result.get("mod_auth_basic.c")
+    assert basic.file == "mod_auth_basic.c" and basic.so == "mod_auth_basic.so"
+    [reason] = basic.reasons
+    assert (reason.file, reason.line, reason.directive) == ("httpd.conf", 2, "AuthType Basic")
+    assert reason.when == RUNTIME and basic.when == RUNTIME  # -t cannot notice a missing AuthType implementation
+    user = result.get("authz_user_module")
+    assert user.when == CONFIGTEST and user.checked_by_configtest
+    assert "Authz provider 'valid-user'" in user.reasons[0].note
+
+
+def test_runtime_and_startup_kinds():
+    result = req(BALANCER)
+    assert result.get("proxy_http_module").when == RUNTIME
+    assert result.get("proxy_balancer_module").when == RUNTIME
+    assert result.get("slotmem_shm_module").when == STARTUP
+    assert result.get("lbmethod_byrequests_module").when == STARTUP
+    named = req(BALANCER.replace("</Proxy>", "ProxySet lbmethod=bytraffic\n</Proxy>"))
+    assert named.get("lbmethod_bytraffic_module").when == CONFIGTEST
+
+
+def test_guarded_reason():
+    module = req("<IfModule mod_ssl.c>\nSSLRandomSeed startup builtin\n</IfModule>\n").get("ssl_module")
+    assert module.reasons[0].guarded and not module.checked_by_configtest
+
+
+def test_load_lines_mpm_first_and_builtins():
+    result = req(AUTH_BASIC + "User daemon\n<IfVersion >= 2.4>\n</IfVersion>\n")
+    image = result.load_lines()
+    assert image.splitlines()[0] == "LoadModule mpm_event_module modules/mod_mpm_event.so"
+    assert "LoadModule unixd_module modules/mod_unixd.so" in image
+    assert "LoadModule version_module modules/mod_version.so" in image
+    debian = result.load_lines("/usr/lib/apache2/modules", builtin="debian")
+    assert "unixd_module" not in debian and "version_module" not in debian
+    assert "LoadModule authn_core_module /usr/lib/apache2/modules/mod_authn_core.so" in debian
+    assert result.load_lines(builtin=["mod_unixd.c", "version_module"]) == result.load_lines(builtin="debian")
+    assert result.load_lines("/opt/my modules").splitlines()[0] == (
+        'LoadModule mpm_event_module "/opt/my modules/mod_mpm_event.so"'
+    )
+
+
+def test_dependencies_are_loaded_first():
+    lines = req("CacheRoot /tmp\nCacheEnable disk /\nProxyPass / ajp://127.0.0.1:8009/\n").load_lines().splitlines()
+    names = [line.split()[1] for line in lines]
+    assert names.index("cache_module") < names.index("cache_disk_module")
+    assert names.index("proxy_module") < names.index("proxy_ajp_module")
+
+
+def test_unused_and_third_party():
+    result = req(
+        "LoadModule alias_module modules/mod_alias.so\nLoadModule rewrite_module modules/mod_rewrite.so\n"
+        "LoadModule status_module modules/mod_status.so\nLoadModule php5_module modules/libphp5.so\n"
+        "LoadModule mem_cache_module modules/mod_mem_cache.so\n"
+        "Alias /a /srv/a\n<IfModule mod_rewrite.c>\nRewriteEngine on\n</IfModule>\n"
+    )
+    assert result.names() == ["mpm_event_module", "alias_module", "rewrite_module", "php5_module"]
+    assert result.unused == ["status_module", "mem_cache_module"]
+    php = result.get("php5_module")
+    assert php.third_party and php.so == "libphp5.so" and "rebuild" in php.reasons[0].note
+
+
+def test_loaded_module_tested_by_ifmodule_stays():
+    # The configuration loads mod_dir and tests it: dropping it would skip the block.
+    result = req("LoadModule headers_module modules/mod_headers.so\n"
+                 "<IfModule mod_headers.c>\nServerAdmin a@b\n</IfModule>\n")
+    assert result.names() == ["mpm_event_module", "headers_module"]
+    assert result.unused == []
+
+
+def test_mpm_from_loadmodule_and_target():
+    assert req("LoadModule mpm_worker_module modules/mod_mpm_worker.so\n").names() == ["mpm_worker_module"]
+    target = Target(modules=frozenset({"mpm_prefork_module"}))
+    assert req("ScriptLog /tmp/x\n", target=target).names() == ["mpm_prefork_module", "cgi_module"]
+
+
+def test_includes_and_orphans():
+    files = {
+        "httpd.conf": "Include conf.d/*.conf\n",
+        "conf.d/a.conf": "Alias /a /b\n",
+        "unused/b.conf": "RewriteEngine on\n",  # nothing includes it: httpd never reads it
+    }
+    assert req(files).names() == ["mpm_event_module", "alias_module"]
+
+
+def test_ifdefine_branch_is_conditional():
+    result = req("<IfDefine SSL>\nSSLEngine on\n</IfDefine>\n")
+    [reason] = result.get("ssl_module").reasons
+    assert reason.conditional and not result.get("ssl_module").checked_by_configtest
+    assert req("<IfDefine SSL>\nSSLEngine on\n</IfDefine>\n", target=Target(defines=frozenset())).names() == [
+        "mpm_event_module"]
+
+
+def test_unknown_directives_are_listed():
+    result = req("RewriteLog /tmp/x\nphp_value a b\nAlias /a /b\n")
+    assert [u.directive.split()[0] for u in result.unknown] == ["RewriteLog", "php_value"]
+
+
+# -- the same on real apache2 -------------------------------------------------------------------
+
+
+def _checkable(module, httpd) -> bool:
+    if module.is_mpm:
+        return module.name != "mpm_event_module"  # configtest() loads event when no MPM is given
+    return module.checked_by_configtest and not httpd.is_builtin(module.name)
+
+
+@pytest.mark.apache
+@pytest.mark.parametrize(("text", "expected"), list(CASES.values()), ids=list(CASES))
+def test_exact_modules_on_real_apache2(httpd, text, expected):
+    text = textwrap.dedent(text)
+    result = req(text)
+    names = result.names()
+    ok = configtest({"c.conf": text}, "c.conf", names, httpd=httpd)
+    assert ok.ok, ok.output
+    for module in result.modules:
+        if not _checkable(module, httpd):
+            continue
+        fewer = [n for n in names if n != module.name]
+        if module.is_mpm:
+            fewer.append("mpm_event_module")
+        run = configtest({"c.conf": text}, "c.conf", fewer, httpd=httpd)
+        assert not run.ok, f"apache2 -t passes without {module.name}; reasons: {[str(r) for r in module.reasons]}"
+
+
+@pytest.mark.apache
+def test_every_case_has_something_checkable(httpd):
+    """The exactness check above is not vacuous: most cases drop at least one module and fail."""
+    checked = sum(any(_checkable(m, httpd) for m in req(t).modules) for t, _ in CASES.values())
+    assert checked >= len(CASES) * 2 // 3
