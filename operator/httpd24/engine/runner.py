@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
-from ..config import ConfigSet, DEFAULT_TARGET, ParseError, Target
+from ..config import ConfigSet, DEFAULT_TARGET, ParseError, Target, parse
 from .context import Context, DefaultsPolicy
 from .finding import Applicability, Finding, Severity
 from .registry import Rule, all_rules
@@ -104,40 +104,70 @@ def migrate(
     applied: list[Finding] = []
     failures: list[str] = []
     current = configset
+    remaining: list[Finding] = []
+    refused: set[tuple] = set()  # fixes that broke the text: never tried again
+    careful = False  # after a broken pass, every fix is checked on its own
+
+    def key(finding: Finding) -> tuple:
+        return (finding.code, finding.file, finding.line, finding.column, finding.message)
+
+    def reparse(files: dict[str, bytes]) -> ConfigSet:
+        fresh = ConfigSet.from_mapping(files, entry=current.entry, server_root=current.server_root)
+        fresh.aliases = current.aliases
+        fresh.sources = dict(configset.sources)  # `changed` compares against the input
+        return fresh
+
     for _ in range(MAX_PASSES):
-        ctx = Context.build(current, target, defaults)
-        findings = check(ctx, rules)
+        try:
+            findings = check(Context.build(current, target, defaults), rules)
+        except ParseError as error:  # an Include cycle
+            failures.append(str(error))
+            break
+        # The pass that applies nothing is the answer: its findings are what remains.
+        remaining = findings
         touched: set[int] = set()
         applied_now: list[Finding] = []
+        before: dict[str, bytes] | None = None
+        broken: Finding | None = None
         for finding in findings:
             fix = finding.fix
             if fix is None or fix.applicability < applicability or fix.applicability == Applicability.DISPLAY_ONLY:
                 continue
             ids = {id(node) for node in fix.nodes}
-            if ids & touched:
+            if ids & touched or key(finding) in refused:
                 continue
-            fix.apply()
+            if before is None:
+                before = current.render()  # to go back to if this pass breaks the text
+            names = {node.document.name for node in fix.nodes if node.parent is not None} if careful else set()
+            snapshot = {name: current.documents[name].render() for name in names if name in current.documents}
+            try:
+                fix.apply()
+                for name in snapshot:
+                    parse(current.documents[name].render(), name)
+            except Exception as error:  # a fix that breaks the text is a bug in that rule
+                failures.append(f"{finding.code} at {finding.location}: fix not applied ({type(error).__name__}: {error})")
+                broken = finding
+                break
             touched |= ids
             applied_now.append(finding)
+        if broken is not None:
+            refused.add(key(broken))
+            current = reparse(before or current.render())
+            continue
         if not applied_now:
             break
-        rendered = current.render()
-        candidate = ConfigSet.from_mapping(rendered, entry=current.entry, server_root=current.server_root)
-        candidate.aliases = current.aliases
+        # Re-parse what the fixes rendered: a pass that broke the text is thrown away (its
+        # fixes are refused), and the next pass sees fresh locations.
+        candidate = reparse(current.render())
         if candidate.errors:
-            failures.append(
-                "fixes " + ", ".join(sorted({f.code for f in applied_now})) + f" were not applied: {candidate.errors[0]}"
-            )
-            break
-        # Remember what the original bytes were, so `changed` compares against the input.
-        candidate.sources = dict(configset.sources)
+            # Which fix broke it is not known: start again from the last good text, checking each fix.
+            current = reparse(before or {})
+            careful = True
+            continue
         applied.extend(applied_now)
+        applied_ids = {id(f) for f in applied_now}
+        remaining = [f for f in findings if id(f) not in applied_ids]
         current = candidate
-    try:
-        remaining = check(Context.build(current, target, defaults), rules)
-    except ParseError as error:  # an Include cycle
-        failures.append(str(error))
-        remaining = []
     files = {name: doc.render() for name, doc in current.documents.items()}
     for name, data in original.items():
         files.setdefault(name, data)  # files that did not parse are kept as they were

@@ -1,0 +1,116 @@
+"""The fix loop: passes until nothing changes, refused passes, conflicts, what remains."""
+
+from __future__ import annotations
+
+from httpd24.config import ConfigSet, edit
+from httpd24.engine import Applicability, Rule, Severity, migrate
+from httpd24.engine.context import Context
+from httpd24.engine.runner import check
+
+
+class _Breaker(Rule):
+    """
+    ## What it does
+    Test rule: its fix writes text that does not parse.
+
+    ## Why is this bad?
+    It exercises the refusal of a broken pass.
+    """
+
+    code = "HT998"
+    name = "test-breaker"
+    severity = Severity.ERROR
+    summary = "test"
+    directives = ("breakme",)
+
+    def check(self, ctx, item):
+        node = item.node
+        yield self.finding(item, "break", fix=self.fix("break", Applicability.SAFE, lambda: edit.replace(node, "<Directory /x>"), node))
+
+
+class _Chain(Rule):
+    """
+    ## What it does
+    Test rule: A -> B, then (another finding) B -> C, so two passes are needed.
+
+    ## Why is this bad?
+    It exercises repeated passes.
+    """
+
+    code = "HT997"
+    name = "test-chain"
+    severity = Severity.WARNING
+    summary = "test"
+    directives = ("a", "b")
+
+    def check(self, ctx, item):
+        node = item.node
+        new = {"a": "B", "b": "C"}[node.key]
+        yield self.finding(item, f"rename to {new}", fix=self.fix("rename", Applicability.SAFE, lambda: edit.rename(node, new), node))
+
+
+def _migrate(text, rule):
+    import httpd24.engine.runner as runner
+
+    cs = ConfigSet.from_mapping({"httpd.conf": text}, entry="httpd.conf")
+    original = runner.rules_for
+    runner.rules_for = lambda select=None, ignore=None: [rule]
+    try:
+        return migrate(cs)
+    finally:
+        runner.rules_for = original
+
+
+def test_broken_pass_is_refused_and_original_kept():
+    result = _migrate("ServerName x\nBreakMe now\n", _Breaker())
+    assert result.files["httpd.conf"] == b"ServerName x\nBreakMe now\n"
+    assert result.applied == [] and result.changed == set()
+    assert "HT998" in result.failures[0] and "not closed" in result.failures[0]
+
+
+def test_passes_repeat_until_nothing_changes():
+    result = _migrate("A 1\n", _Chain())
+    assert result.files["httpd.conf"] == b"C 1\n"
+    assert [f.message for f in result.applied] == ["rename to B", "rename to C"]
+    assert result.remaining == []
+
+
+def test_remaining_are_the_unfixed_findings():
+    cs = ConfigSet.from_mapping({"httpd.conf": "MaxClients 1\n"}, entry="httpd.conf")
+    result = migrate(cs, select=["HT101"], applicability=Applicability.SAFE)
+    assert [f.code for f in result.applied] == ["HT101"] and result.remaining == []
+    fresh = check(Context.build(result.configset, result.configset.view().target), [])
+    assert fresh == []
+
+
+class _BadText(Rule):
+    """
+    ## What it does
+    Test rule: its fix leaves the tree rendering text that does not parse.
+
+    ## Why is this bad?
+    It exercises the re-parse check of a pass.
+    """
+
+    code = "HT996"
+    name = "test-bad-text"
+    severity = Severity.ERROR
+    summary = "test"
+    directives = ("breakme", "maxclients")
+
+    def check(self, ctx, item):
+        node = item.node
+        if node.key == "breakme":
+            def corrupt():
+                node.raw = "<Directory /x>\n"
+            yield self.finding(item, "corrupt", fix=self.fix("corrupt", Applicability.SAFE, corrupt, node))
+        else:
+            yield self.finding(item, "rename", fix=self.fix("rename", Applicability.SAFE, lambda: edit.rename(node, "MaxRequestWorkers"), node))
+
+
+def test_pass_that_renders_unparseable_text_is_thrown_away_then_good_fixes_apply():
+    result = _migrate("BreakMe now\nMaxClients 1\n", _BadText())
+    assert result.files["httpd.conf"] == b"BreakMe now\nMaxRequestWorkers 1\n"
+    assert [f.message for f in result.applied] == ["rename"]
+    assert any("not closed" in failure for failure in result.failures)
+    assert [f.message for f in result.remaining] == ["corrupt"]
