@@ -381,6 +381,8 @@ def make_plan(model: Model) -> Plan:
     for d in model.scopes:
         if d.kind == "proxy" and not d.own.has_access:
             continue
+        if not model.has_compat and not (d.own.authtype is not None and d.own.requires is None and d.own.authz is None):
+            continue  # pure 2.4 (or 2.2 without Order/Allow/Deny/Satisfy): only AuthType needs care
         p = plan_scope(d, model, mode, methods)
         if p is None:
             continue

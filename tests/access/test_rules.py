@@ -1,0 +1,186 @@
+"""The access rules HT501-HT506: findings, messages, fixes (pyupgrade style)."""
+
+from __future__ import annotations
+
+import pytest
+from ruletest import configset, findings, fixed
+
+from httpd24.engine import Applicability, get, lint
+from httpd24.engine.registry import missing_doc_sections
+
+AUTH = '    AuthType Basic\n    AuthName "r"\n    AuthUserFile /etc/users\n'
+
+
+@pytest.mark.parametrize("code", ["HT501", "HT502", "HT503", "HT504", "HT505", "HT506"])
+def test_documented(code):
+    rule = get(code)
+    assert rule is not None
+    assert missing_doc_sections(rule) == []
+    for heading in ("## Example", "## Use instead", "## Fix safety"):
+        assert heading in rule.documentation()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param("<Directory /srv>\n    Require all granted\n</Directory>\n", id="already-2.4"),
+        pytest.param("<IfModule !mod_authz_core.c>\n    Order deny,allow\n    Deny from all\n</IfModule>\n", id="dead-branch"),
+        pytest.param("# Order deny,allow\n", id="comment"),
+        pytest.param("<Directory /srv>\n" + AUTH + "    Require valid-user\n</Directory>\n", id="require-only"),
+    ],
+)
+def test_noop(text):
+    assert findings(text, "HT5") == []
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        pytest.param(
+            "<Directory /srv>\n    Order deny,allow\n    Deny from all\n</Directory>\n",
+            "<Directory /srv>\n    Require all denied\n</Directory>\n",
+            id="deny-all",
+        ),
+        pytest.param(
+            "Order allow,deny\nAllow from all\n<Files .ht*>\n  Order allow,deny\n  Deny from all\n  Satisfy All\n</Files>\n",
+            "Require all granted\n<Files .ht*>\n  Require all denied\n</Files>\n",
+            id="server-level-and-files",
+        ),
+    ],
+)
+def test_fix(before, after):
+    assert fixed(before, "HT5") == after
+
+
+def test_ht501_finding():
+    [finding] = findings("<Directory /srv>\n    # x\n    Order deny,allow\n    Deny from all\n</Directory>\n", "HT501")
+    assert (finding.line, finding.column) == (3, 5)
+    assert finding.replacement == "Require all denied"
+    assert finding.fix.applicability == Applicability.SAFE
+    assert "mod_access_compat" in finding.message
+
+
+def test_ht501_no_fix_when_meaning_depends_on_other_sections():
+    text = (
+        "DocumentRoot /srv\n<Directory /srv/a>\n    Order allow,deny\n    Allow from 10.0.0.1\n</Directory>\n"
+        "<Directory /srv/b>\n    Order allow,deny\n    Allow from 10.0.0.2\n</Directory>\n"
+        "<Files secret.txt>\n    Satisfy Any\n</Files>\n"
+    )
+    result = findings(text, "HT501")
+    assert result and all(f.fix is None for f in result)
+    [files] = [f for f in result if f.line == 11]  # the Satisfy line of <Files>
+    assert "depends on which other sections apply" in files.message
+    assert any("needs a person" in f.message for f in result if f.line != 11)
+
+
+def test_ht502_hybrid_states_assumption():
+    text = (
+        "<Directory />\n    Order deny,allow\n    Deny from all\n</Directory>\n"
+        "<Location /server-status>\n    SetHandler server-status\n    Require local\n</Location>\n"
+    )
+    result = findings(text, "HT502")
+    assert len(result) == 2
+    location = result[1]
+    assert "assuming the server is 2.4 with mod_access_compat" in location.message
+    assert "Require local" in location.message
+    assert fixed(text, "HT502").count("Require all denied") == 2
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        pytest.param(
+            "DocumentRoot /srv\n<Directory /srv>\n    Order deny,allow\n    Deny from all\n    Allow from 10.0.0.1\n"
+            + AUTH + "    Require valid-user\n</Directory>\n<Directory /srv/a>\n    Satisfy Any\n</Directory>\n",
+            "holds only Satisfy",
+            id="child-only-satisfy",
+        ),
+        pytest.param(
+            "DocumentRoot /srv\n<Directory /srv>\n    Order allow,deny\n    Allow from 10.0.0.1\n    Satisfy Any\n"
+            + AUTH + "    Require valid-user\n</Directory>\n<Directory /srv/a>\n    Order allow,deny\n    Allow from 10.0.0.2\n</Directory>\n",
+            "falls back to Satisfy All",
+            id="child-drops-satisfy-any",
+        ),
+        pytest.param(
+            "<Directory /srv>\n    Order deny,allow\n    Deny from all\n    Satisfy Any\n</Directory>\n",
+            "2.2 answers as `Require all denied`, 2.4 + mod_access_compat as `Require all granted`",
+            id="deny-satisfy-any-no-require",
+        ),
+        pytest.param(
+            "<Directory /srv>\n    Order allow,deny\n    Allow from all\n" + AUTH + "</Directory>\n",
+            "500",
+            id="authtype-no-require",
+        ),
+    ],
+)
+def test_ht503_compat_differences(text, needle):
+    result = findings(text, "HT503")
+    assert result, "expected a finding"
+    assert any(needle in f.message for f in result), [f.message for f in result]
+    assert all(f.fix is None for f in result)
+
+
+def test_ht503_silent_when_explicit():
+    text = "<Directory /srv>\n    Order deny,allow\n    Deny from all\n    Allow from 10.0.0.1\n    Satisfy All\n</Directory>\n"
+    assert findings(text, "HT503") == []
+
+
+def test_ht504_authtype_without_require():
+    text = "<Directory /srv>\n" + AUTH + "</Directory>\n"
+    [finding] = findings(text, "HT504")
+    assert "AH01627" in finding.message
+    assert fixed(text, "HT504") == (
+        '<Directory /srv>\n    AuthType Basic\n    Require all granted\n    AuthName "r"\n    AuthUserFile /etc/users\n</Directory>\n'
+    )
+
+
+def test_ht504_keeps_inherited_require_with_authmerging():
+    text = (
+        "DocumentRoot /srv\n<Location /a>\n    Order allow,deny\n    Allow from all\n" + AUTH + "    Require valid-user\n</Location>\n"
+        "<Location />\n    AuthType Basic\n</Location>\n"
+    )
+    out = fixed(text, "HT504")
+    assert "<Location />\n    AuthType Basic\n    AuthMerging And\n    Require all granted\n</Location>\n" in out, out
+
+
+def _htaccess_set(override: str | None):
+    conf = "DocumentRoot /srv/www\n<Directory /srv/www/a>\n"
+    if override:
+        conf += f"    AllowOverride {override}\n"
+    conf += "</Directory>\n"
+    return {"httpd.conf": conf, "srv/www/a/.htaccess": "Order deny,allow\nDeny from all\nAllow from 10.0.0.1\n"}
+
+
+@pytest.mark.parametrize(
+    ("override", "needle"),
+    [
+        pytest.param("Limit", "need AllowOverride AuthConfig", id="limit-only"),
+        pytest.param(None, "ignores this .htaccess", id="default-none"),
+        pytest.param("None", "ignores this .htaccess", id="none"),
+    ],
+)
+def test_ht505_htaccess_override(override, needle):
+    result = lint(configset(_htaccess_set(override)), select=["HT505"])
+    assert len(result) == 1 and needle in result[0].message
+    assert result[0].file == "srv/www/a/.htaccess"
+
+
+@pytest.mark.parametrize("override", ["All", "AuthConfig Limit", "AuthConfig"])
+def test_ht505_ok(override):
+    assert lint(configset(_htaccess_set(override)), select=["HT505"]) == []
+
+
+def test_htaccess_translated():
+    migrated = fixed("Order deny,allow\nDeny from all\nAllow from 10.0.0.1\n", "HT501", name="site.htaccess")
+    assert migrated == "Require ip 10.0.0.1\n"
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["Allow from example.org/24", "Deny 10.0.0.1", "Allow from 10.0.0.0/33", "Order deny, allow", "Satisfy some"],
+)
+def test_ht506_invalid(line):
+    text = f"<Directory /srv>\n    {line}\n</Directory>\n"
+    [finding] = findings(text, "HT506")
+    assert finding.line == 2 and "refuses to start" in finding.message
+    assert all(f.fix is None for f in findings(text, "HT501"))

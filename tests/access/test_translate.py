@@ -1,0 +1,240 @@
+"""translate() to pure 2.4 and normalize_22(): exact output forms, layout, idempotence, real `apache2 -t`."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from httpd24.access import Request, TranslationError, build, decide_22, decide_24, decide_compat, normalize_22, translate
+from httpd24.config import ConfigSet
+
+AUTH = 'AuthType Basic\nAuthName "r"\nAuthUserFile /etc/users\n'
+
+
+def cs(text: str) -> ConfigSet:
+    return ConfigSet.from_mapping({"httpd.conf": textwrap.dedent(text)}, entry="httpd.conf")
+
+
+def out(configset: ConfigSet) -> str:
+    return configset.render()["httpd.conf"].decode()
+
+
+def tr(text: str) -> str:
+    return out(translate(cs(text)))
+
+
+def section(body: str, head: str = "<Directory /srv>") -> str:
+    name = head[1:].split()[0]
+    lines = "".join(f"    {line}\n" for line in textwrap.dedent(body).splitlines())
+    return f"{head}\n{lines}</{name}>\n"
+
+
+# -- spec §5.2 rule 6: each pattern gives exactly the spec's form ------------------------------
+
+RULE6 = [
+    pytest.param("Order deny,allow\nDeny from all\n", "Require all denied\n", id="deny-all"),
+    pytest.param("Order allow,deny\nAllow from all\n", "Require all granted\n", id="allow-all"),
+    pytest.param("Order Deny,Allow\nDeny from all\nAllow from example.org\n", "Require host example.org\n", id="host"),
+    pytest.param(
+        AUTH + "Require valid-user\nOrder Deny,Allow\nAllow from all\n", AUTH + "Require valid-user\n", id="host-switched-off"
+    ),
+    pytest.param(
+        AUTH + "Require valid-user\nOrder deny,allow\nDeny from all\nAllow from 192.0.2.7\nSatisfy All\n",
+        AUTH + "<RequireAll>\n    Require valid-user\n    Require ip 192.0.2.7\n</RequireAll>\n",
+        id="satisfy-all",
+    ),
+    pytest.param(
+        AUTH + "Require valid-user\nOrder deny,allow\nDeny from all\nAllow from 192.0.2.7\nSatisfy any\n",
+        AUTH + "Require valid-user\nRequire ip 192.0.2.7\n",
+        id="satisfy-any",
+    ),
+]
+
+
+@pytest.mark.parametrize(("before", "after"), RULE6)
+def test_spec_rule6(before, after):
+    assert tr(section(before)) == section(after)
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        pytest.param(
+            "Order allow,deny\nAllow from 10.0.0.0/8\nDeny from 10.1.2.3\n",
+            "<RequireAll>\n    Require ip 10.0.0.0/8\n    Require not ip 10.1.2.3\n</RequireAll>\n",
+            id="allow-deny-overlap",
+        ),
+        pytest.param("Order deny,allow\nDeny from all\nAllow from 10.1 172.16.0.0/255.240.0.0\n",
+                     "Require ip 10.1 172.16.0.0/255.240.0.0\n", id="deny-all-allow-ips"),
+        pytest.param(
+            "Order deny,allow\nDeny from 10.1.2.3\n",
+            "<RequireAll>\n    Require all granted\n    Require not ip 10.1.2.3\n</RequireAll>\n",
+            id="deny-only",
+        ),
+        pytest.param("Order allow,deny\nAllow from 127.0.0.1\n", "Require ip 127.0.0.1\n", id="loopback-is-not-local"),
+        pytest.param("Order mutual-failure\nAllow from 10.0.0.0/8\n", "Require ip 10.0.0.0/8\n", id="mutual-failure"),
+        pytest.param("Order allow,deny\nAllow from env=LET_IN\n", "Require env LET_IN\n", id="env"),
+        pytest.param(
+            "Order allow,deny\nAllow from all\nDeny from env=BAD .evil.example\n",
+            "<RequireAll>\n    Require all granted\n    Require not env BAD\n    Require not host .evil.example\n</RequireAll>\n",
+            id="deny-env-and-host",
+        ),
+        pytest.param(
+            "Order deny,allow\nDeny from all\nAllow from env=!BLOCKED\n",
+            "<RequireAll>\n    Require all granted\n    Require not env BLOCKED\n</RequireAll>\n",
+            id="env-not",
+        ),
+        pytest.param(
+            "Order deny,allow\nAllow from 10.0.0.1\nDeny from 10.0.0.0/8\n",
+            "Require ip 10.0.0.1\n<RequireAll>\n    Require all granted\n    Require not ip 10.0.0.0/8\n</RequireAll>\n",
+            id="deny-allow-overlap",
+        ),
+        pytest.param("Order allow,deny\n", "Require all denied\n", id="allow-deny-alone"),
+        pytest.param("Order allow,deny\nAllow from 2001:db8::/32\n", "Require ip 2001:db8::/32\n", id="ipv6"),
+    ],
+)
+def test_forms(before, after):
+    assert tr(section(before)) == section(after)
+
+
+def test_per_method_rules_use_require_method():
+    # deny,allow inside the Limit: "Allow from all" (all methods) still lets DELETE in
+    same = section("Order allow,deny\nAllow from all\n<Limit DELETE>\n    Order deny,allow\n    Deny from all\n</Limit>\n")
+    assert tr(same) == section("Require all granted\n")
+    before = section("Order allow,deny\nAllow from all\n<Limit DELETE>\n    Deny from all\n</Limit>\n")
+    assert tr(before) == section(
+        "<RequireAll>\n    Require all granted\n    Require not method DELETE\n</RequireAll>\n"
+    )
+
+
+def test_child_only_satisfy_gets_parent_address_rules():
+    text = section(AUTH + "Require valid-user\nOrder deny,allow\nDeny from all\nAllow from 10.0.0.1\nSatisfy Any\n")
+    text += section("Satisfy All\n", "<Directory /srv/sub>")
+    result = tr(text)
+    assert section("<RequireAll>\n    Require valid-user\n    Require ip 10.0.0.1\n</RequireAll>\n", "<Directory /srv/sub>") in result
+
+
+def test_parent_address_rules_kept_when_child_requires_a_user():
+    text = "DocumentRoot /srv\n" + section("Order deny,allow\nDeny from 10.9.9.9\n")
+    text += section(AUTH + "Require valid-user\n", "<Directory /srv/sub>")
+    result = tr(text)
+    model = build(cs(result))
+    # pure 2.4 answers as 2.2 did on the original
+    original = build(cs(text))
+    for client in ("10.9.9.9", "10.0.0.1"):
+        for user in (None, "alice"):
+            request = Request("/sub/x", client=client, user=user)
+            assert decide_24(model, request) == decide_22(original, request), (client, user)
+    assert "Require not ip 10.9.9.9" in result.split("<Directory /srv/sub>")[1]
+
+
+def test_comments_and_layout_are_kept():
+    text = (
+        "# top\r\n<Directory /srv>\r\n\t# who may come in\r\n\tOrder deny,allow\r\n\tDeny from all  \r\n"
+        "\tAllow from 10.0.0.1\r\n\tOptions None\r\n</Directory>\r\n"
+    )
+    assert tr(text) == "# top\r\n<Directory /srv>\r\n\t# who may come in\r\n\tRequire ip 10.0.0.1\r\n\tOptions None\r\n</Directory>\r\n"
+
+
+def test_idempotent():
+    text = section(AUTH + "Require valid-user\nOrder allow,deny\nAllow from 10.0.0.0/8\nDeny from 10.1.2.3\nSatisfy any\n")
+    once = tr(text)
+    assert tr(once) == once
+    assert out(translate(cs(once))) == once
+
+
+def test_hybrid_ah01797_answers_as_today():
+    text = section("Order deny,allow\nDeny from all\n", "<Directory />") + section(
+        "SetHandler server-status\nRequire local\n", "<Location /server-status>"
+    )
+    result = tr(text)
+    assert result == section("Require all denied\n", "<Directory />") + section(
+        "SetHandler server-status\nRequire all denied\n", "<Location /server-status>"
+    )
+    original = build(cs(text))
+    assert decide_compat(original, Request("/server-status", client="127.0.0.1")) == 403
+
+
+def test_hybrid_conforming_mix():
+    text = section("Require all granted\n", "<Directory /srv>") + section(
+        "Order deny,allow\nDeny from all\nAllow from 127.0.0.1\n", "<Location /server-status>"
+    )
+    result = tr("DocumentRoot /srv\n" + text)
+    assert "<RequireAll>" not in result or "Require ip 127.0.0.1" in result
+    model = build(cs(result))
+    original = build(cs("DocumentRoot /srv\n" + text))
+    for client in ("127.0.0.1", "127.0.0.2"):
+        request = Request("/server-status", client=client)
+        assert decide_24(model, request) == decide_compat(original, request)
+
+
+def test_invalid_address_is_not_translated():
+    with pytest.raises(TranslationError, match="An IP address was expected"):
+        translate(cs(section("Order allow,deny\nAllow from example.org/24\n")))
+
+
+# -- normalize_22 --------------------------------------------------------------------------------
+
+
+def test_normalize_writes_inherited_state():
+    text = "DocumentRoot /srv\n" + section(AUTH + "Require valid-user\nOrder deny,allow\nDeny from all\nAllow from 10.0.0.1\n")
+    text += section("Satisfy Any\n", "<Directory /srv/a>")
+    result = out(normalize_22(cs(text)))
+    assert section("Order deny,allow\nAllow from 10.0.0.1\nDeny from all\nSatisfy Any\n", "<Directory /srv/a>") in result
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param(section(AUTH + "Require valid-user\nOrder deny,allow\nDeny from all\nAllow from 10.0.0.1\n")
+                     + section("Satisfy Any\n", "<Directory /srv/a>"), id="child-only-satisfy"),
+        pytest.param(section(AUTH + "Require valid-user\nOrder allow,deny\nAllow from 10.0.0.1\nSatisfy Any\n")
+                     + section("Order allow,deny\nAllow from 10.0.0.2\n", "<Directory /srv/a>"), id="child-drops-any"),
+        pytest.param(section("Order deny,allow\nDeny from all\nSatisfy Any\n"), id="deny-any-no-require"),
+        pytest.param(section(AUTH), id="authtype-no-require"),
+        pytest.param(section("Order deny,allow\nDeny from 10.0.0.9\nSatisfy Any\n")
+                     + section(AUTH + "Require valid-user\n", "<Directory /srv/a>"), id="any-then-child-require"),
+    ],
+)
+def test_normalized_compat_answers_like_22(text):
+    """On every §5 case the normalised config, read as 2.4 + mod_access_compat reads it, answers as 2.2."""
+    text = "DocumentRoot /srv\n" + text
+    original = build(cs(text))
+    normalized = build(normalize_22(cs(text)))
+    differs = False
+    for path in ("/x", "/a/x"):
+        for client in ("10.0.0.1", "10.0.0.2", "10.0.0.9"):
+            for user in (None, "alice"):
+                request = Request(path, client=client, user=user)
+                expected = decide_22(original, request)
+                assert decide_compat(normalized, request) == expected, (path, client, user)
+                differs |= decide_compat(original, request) != expected
+    assert differs, "the case must differ on 2.4 + mod_access_compat before normalisation"
+
+
+# -- real apache2 without mod_access_compat ----------------------------------------------------
+
+MODULES = [
+    "authz_core_module", "authz_host_module", "authz_user_module", "authz_groupfile_module", "authn_core_module",
+    "authn_file_module", "auth_basic_module", "status_module", "alias_module", "mime_module", "dir_module",
+]
+
+
+@pytest.mark.apache
+def test_translations_pass_configtest_without_access_compat(httpd):
+    from httpd24.apache import configtest
+
+    texts = [p.values[0] for p in RULE6] + [
+        "Order allow,deny\nAllow from 10.0.0.0/8\nDeny from 10.1.2.3 env=X .example.org\n",
+        "Order deny,allow\nDeny from all\nAllow from env=!X\n",
+        "Order allow,deny\nAllow from all\n<Limit DELETE POST>\n    Order deny,allow\n    Deny from all\n</Limit>\n",
+        "Order deny,allow\nDeny from 10.1 2001:db8::/48\n",
+    ]
+    for body in texts:
+        migrated = translate(cs(section(body)))
+        files = {k: v for k, v in migrated.render().items()}
+        result = configtest(files, "httpd.conf", MODULES)
+        assert result.ok, (body, result)
+        # and the original really needs mod_access_compat
+        assert not configtest({"httpd.conf": section(body)}, "httpd.conf", MODULES).ok
