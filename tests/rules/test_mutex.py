@@ -55,6 +55,19 @@ def test_noop(code, text):
             "<IfModule event.c>\r\n</IfModule>\r\n",
             id="per-mpm-crlf",
         ),
+        pytest.param(
+            "<IfModule perchild.c>\n  AcceptMutex fcntl\n</IfModule>\nLockFile /var/lock/apache2/accept.lock\n",
+            "<IfModule !mpm_event_module>\n  Mutex default:/var/lock/apache2 mpm-accept\n</IfModule>\n"
+            "<IfModule perchild.c>\n  <IfModule !mpm_event_module>\n    Mutex fcntl:/var/lock/apache2 mpm-accept\n"
+            "  </IfModule>\n</IfModule>\n",
+            id="mpm-specific-accept-before-lockfile-debian-2.2.0",
+        ),
+        pytest.param(
+            "LockFile /l/accept.lock\n<IfModule prefork.c>\n  AcceptMutex fcntl\n</IfModule>\n",
+            "<IfModule !mpm_event_module>\n  Mutex default:/l mpm-accept\n</IfModule>\n"
+            "<IfModule prefork.c>\n  Mutex fcntl:/l mpm-accept\n</IfModule>\n",
+            id="lockfile-still-needed-for-other-mpms",
+        ),
         pytest.param("RewriteLock @SERVERROOT@/logs/rewrite_lock\n", "Mutex default:@SERVERROOT@/logs rewrite-map\n",
                      id="rewritelock"),
         pytest.param("<IfModule mod_rewrite.c>\n\tRewriteLock /var/run/rw.lock\n</IfModule>\n",
@@ -136,15 +149,21 @@ def test_unknown_mechanism_needs_a_person(code, text):
 # -- real httpd ------------------------------------------------------------------------------
 
 ACCEPT_22 = "AcceptMutex fcntl\nLockFile run/lock/accept.lock\n"
+ACCEPT_PER_MPM_22 = (
+    "LockFile run/lock/accept.lock\n"
+    "<IfModule prefork.c>\n    AcceptMutex flock\n</IfModule>\n"
+    "<IfModule perchild.c>\n    AcceptMutex fcntl\n</IfModule>\n"
+)
 
 
 @pytest.mark.apache
 @pytest.mark.parametrize("mpm", ["mpm_prefork_module", "mpm_worker_module", "mpm_event_module"])
-def test_real_httpd_accept_mutex(httpd, mpm):
-    files = {"m.conf": ACCEPT_22, "run/lock/.keep": ""}
+@pytest.mark.parametrize("text", [ACCEPT_22, ACCEPT_PER_MPM_22], ids=["global", "per-mpm"])
+def test_real_httpd_accept_mutex(httpd, mpm, text):
+    files = {"m.conf": text, "run/lock/.keep": ""}
     before = configtest(files, "m.conf", [mpm], httpd=httpd)
-    assert not before.ok and "AcceptMutex" in before.output
-    after = configtest({**files, "m.conf": fixed(ACCEPT_22, "HT1")}, "m.conf", [mpm], httpd=httpd)
+    assert not before.ok and ("AcceptMutex" in before.output or "LockFile" in before.output), before.output
+    after = configtest({**files, "m.conf": fixed(text, "HT1")}, "m.conf", [mpm], httpd=httpd)
     assert after.ok, after.output
 
 

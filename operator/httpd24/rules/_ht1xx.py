@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import posixpath
-from typing import Iterable
-
-from ..config import Directive, Item, Section, edit
+from ..config import Item, Section, edit
 from ..engine import Applicability, Fix
 
 #: httpd's log levels, most severe first (APLOG_EMERG = 0 ... APLOG_DEBUG = 7).
@@ -133,11 +131,3 @@ def module_level_fix(rule, ctx, item: Item, module_level: str, applicability: Ap
         edit.remove(node)
 
     return f"LogLevel {module_level}", rule.fix(what, applicability, apply_after, node, target)
-
-
-def words(values: Iterable[str]) -> str:
-    return " ".join(quote(v) for v in values)
-
-
-def is_directive(node) -> bool:
-    return isinstance(node, Directive)

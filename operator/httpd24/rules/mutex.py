@@ -30,17 +30,22 @@ _MPMS = {
     "mpm_winnt_module": "winnt",
     "mpm_netware_module": "netware",
     "mpmt_os2_module": "os2",
+    # 2.0/2.2 MPMs that 2.4 does not have
+    "perchild_module": "perchild",
+    "mpm_perchild_module": "perchild",
+    "beos_module": "beos",
+    "mpm_beos_module": "beos",
+    "leader_module": "leader",
+    "threadpool_module": "threadpool",
 }
 
 
 def _mpm(ctx, item) -> str | None:
     """The MPM the item is read under: an enclosing positive <IfModule> on an MPM, else the one
     MPM the configuration loads, else the one the target names; None when unknown."""
-    for section in reversed(item.context):
-        if section.key == "ifmodule" and section.args and not section.args[0].startswith("!"):
-            mpm = _MPMS.get(module_identifier(section.args[0]))
-            if mpm:
-                return mpm
+    mpm = _mpm_section(item)
+    if mpm:
+        return mpm
     for modules in (ctx.view.loaded_modules, ctx.target.modules or ()):
         found = {_MPMS[m] for m in modules if m in _MPMS}
         if len(found) == 1:
@@ -86,27 +91,62 @@ class _AcceptJob:
         self.locks = [i for i in ctx.items("lockfile") if len(i.node.args) == 1]
         self.directory = directory_of(self.locks[-1].node.args[0]) if self.locks else None
         self.edits: list[tuple[object, str]] = []
+        self.inserts: list[tuple[object, str]] = []
         for item in self.accepts:
             mechanism = item.node.args[0].lower()
             self.edits.append((item.node, _accept_text(item.document, mechanism, self.directory, _mpm(ctx, item))))
-        if self.locks:
-            survivors = () if self.accepts else (self.locks[-1],)
-            for item in self.locks:
-                text = _accept_text(item.document, "default", self.directory, _mpm(ctx, item)) if item in survivors else ""
-                self.edits.append((item.node, text))
+        #: An AcceptMutex outside any MPM-specific <IfModule> sets the mechanism for every MPM, and the
+        #: LockFile only adds its directory; otherwise the MPMs without an AcceptMutex still need the
+        #: LockFile's directory with the default mechanism.
+        sections = {_mpm_section(i) for i in self.accepts}
+        self.covered = None in sections or {"prefork", "worker"} <= sections
+        self.lock_text = ""
+        if not self.locks:
+            return
+        last = self.locks[-1]
+        for item in self.locks[:-1]:
+            self.edits.append((item.node, ""))
+        if self.covered:
+            self.edits.append((last.node, ""))
+            return
+        self.lock_text = _accept_text(last.document, "default", self.directory, _mpm(ctx, last))
+        position = {id(i.node): n for n, i in enumerate(ctx.view.items)}
+        first = self.accepts[0] if self.accepts else None
+        if first is not None and position[id(first.node)] < position[id(last.node)]:
+            # 2.2 took the mechanism from AcceptMutex wherever it was; in 2.4 the last Mutex line wins,
+            # so the default line must come before the MPM-specific ones, at the LockFile's level.
+            outer = [s for s in first.context if all(s is not t for t in last.context)]
+            anchor = outer[0] if outer else first.node
+            if self.lock_text:
+                self.inserts.append((anchor, self.lock_text))
+            self.edits.append((last.node, ""))
+        else:
+            self.edits.append((last.node, self.lock_text))
 
     def text_for(self, node) -> str:
         return next(text for n, text in self.edits if n is node)
 
     def fix(self, rule):
         edits = list(self.edits)
+        inserts = list(self.inserts)
 
         def apply() -> None:
+            for anchor, text in inserts:
+                edit.insert_before(anchor, text)
             for node, text in edits:
                 _rewrite(node, text)
 
         return rule.fix("convert AcceptMutex/LockFile to Mutex ... mpm-accept", Applicability.SAFE, apply,
                         *(node for node, _ in edits))
+
+
+def _mpm_section(item) -> str | None:
+    for section in reversed(item.context):
+        if section.key == "ifmodule" and section.args and not section.args[0].startswith("!"):
+            mpm = _MPMS.get(module_identifier(section.args[0]))
+            if mpm:
+                return mpm
+    return None
 
 
 _EVENT_NOTE = "2.4's event MPM has no accept mutex"
@@ -224,12 +264,13 @@ class LockFile(Rule):
             return
         job = _AcceptJob(ctx)
         text = job.text_for(node)
-        if job.accepts:
+        if node is not job.locks[-1].node:
+            message = "LockFile is not in 2.4 (start-up fails); a later LockFile overrides this one: remove it"
+        elif job.covered:
             message = (f"LockFile is not in 2.4 (start-up fails): its directory {job.directory} moves into the "
                        "Mutex line that replaces AcceptMutex; remove it")
-        elif node is not job.locks[-1].node:
-            message = "LockFile is not in 2.4 (start-up fails); a later LockFile overrides this one: remove it"
         else:
+            text = job.lock_text
             message = (f"LockFile is not in 2.4 (start-up fails), and 2.4 takes the lock's directory, not a file: "
                        f"{_accept_message(text)}")
         yield self.finding(item, message, replacement=text.replace("\n", " ").replace("    ", " "), fix=job.fix(self))
