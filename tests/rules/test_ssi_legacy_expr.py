@@ -26,6 +26,13 @@ def test_noop(text):
     assert findings(text, "HT208") == []
 
 
+def test_server_wide_fix_covers_sections():
+    text = "AddOutputFilter INCLUDES .shtml\n<Directory /e>\nAddOutputFilter Includes html\n</Directory>\n"
+    [finding] = findings(text, "HT208")
+    assert finding.line == 1
+    assert fixed(text, "HT208").count("SSILegacyExprParser") == 1
+
+
 def test_no_finding_when_mod_include_is_not_loaded():
     target = Target(modules=frozenset({"mime_module"}))
     assert findings("AddOutputFilter INCLUDES .shtml\n", "HT208", target=target) == []

@@ -92,9 +92,12 @@ class SSIIfExprLegacySyntax(Rule):
             _server_wide(scope_of(i)) for i in ctx.items("ssilegacyexprparser") if i.args and i.args[0].lower() == "on"
         ]
         done: set[tuple] = set()
-        for item in ctx.live_items():
-            if not _activates_includes(item):
-                continue
+        # Server-wide activations first: their <Location "/"> covers the sections below them.
+        activations = sorted(
+            (i for i in ctx.live_items() if _activates_includes(i)),
+            key=lambda i: len([s for s in scope_of(i) if s.key in DIR_SECTIONS]),
+        )
+        for item in activations:
             scope = scope_of(item)
             if any(scope[: len(c)] == c for c in covered):
                 continue
@@ -105,6 +108,8 @@ class SSIIfExprLegacySyntax(Rule):
             done.add(key)
             node = item.node
             in_directory = any(s.key in DIR_SECTIONS for s in scope)
+            if not in_directory:
+                covered.append(scope)
             text = _LEGACY if in_directory else _LOCATION
             where = "here" if in_directory else 'in a <Location "/"> of this server (it is a directory-context directive)'
             yield self.finding(
