@@ -97,3 +97,27 @@ def test_real_httpd_refuses_mem_cache(httpd):
     result = configtest({"m.conf": "\n".join(MCACHE) + "\n"}, "m.conf", ["mpm_event_module", "cache_module"],
                         httpd=httpd)
     assert not result.ok and "MCacheSize" in result.output
+
+
+@pytest.mark.parametrize(
+    ("code", "text"),
+    [
+        pytest.param("HT114", "RewriteLogLevel ${LEVEL}\n", id="rewriteloglevel-variable"),
+        pytest.param("HT107", "DumpIOLogLevel ${LEVEL}\n", id="dumpio-variable"),
+        pytest.param("HT107", "DumpIOLogLevel loud\n", id="dumpio-bad-level"),
+        pytest.param("HT110", "LockFile\n", id="lockfile-no-arg"),
+        pytest.param("HT111", "RewriteLock a b\n", id="rewritelock-two-args"),
+        pytest.param("HT112", "SSLMutex\n", id="sslmutex-no-arg"),
+        pytest.param("HT116", "CookieLog\n", id="cookielog-no-arg"),
+    ],
+)
+def test_refused_directive_with_unreadable_value_is_still_reported(code, text):
+    [finding] = findings(text, code)
+    assert finding.severity == Severity.ERROR and finding.fix is None
+    assert "start-up fails" in finding.message
+
+
+@pytest.mark.apache
+def test_real_httpd_refuses_max_requests_per_thread(httpd):
+    result = configtest({"t.conf": "MaxRequestsPerThread 10000\n"}, "t.conf", ["mpm_worker_module"], httpd=httpd)
+    assert not result.ok and "MaxRequestsPerThread" in result.output

@@ -52,10 +52,11 @@ class DumpIOLogLevel(Rule):
     directives = ("dumpiologlevel",)
 
     def check(self, ctx, item):
-        if len(item.args) != 1 or unresolved(item):
-            return
-        level = item.args[0].lower()
+        level = item.args[0].lower() if len(item.args) == 1 and not unresolved(item) else ""
         if level not in LOG_LEVELS:
+            yield self.finding(item, f"DumpIOLogLevel is not in 2.4 (start-up fails), and its value "
+                                     f"'{' '.join(item.node.args)}' cannot be read here: write LogLevel dumpio:trace7 "
+                                     "if the dumps should be logged, else remove it")
             return
         server_level = effective_log_level(ctx, item)
         if LOG_LEVELS.index(level) > LOG_LEVELS.index(server_level):

@@ -261,6 +261,8 @@ class LockFile(Rule):
     def check(self, ctx, item):
         node = item.node
         if len(node.args) != 1:
+            yield self.finding(item, "LockFile is not in 2.4 (start-up fails): write Mutex default:<directory> "
+                                     "mpm-accept (prefork/worker only)")
             return
         job = _AcceptJob(ctx)
         text = job.text_for(node)
@@ -314,6 +316,8 @@ class RewriteLock(Rule):
     def check(self, ctx, item):
         node = item.node
         if len(node.args) != 1:
+            yield self.finding(item, "RewriteLock is not in 2.4 (start-up fails): write Mutex default:<directory> "
+                                     "rewrite-map")
             return
         text = f"Mutex {quote('default:' + directory_of(node.args[0]))} rewrite-map"
         yield self.finding(
@@ -371,6 +375,8 @@ class SSLMutex(Rule):
     def check(self, ctx, item):
         node = item.node
         if len(node.args) != 1:
+            yield self.finding(item, "SSLMutex is not in 2.4 (start-up fails): write Mutex <mechanism>[:directory] "
+                                     "ssl-cache")
             return
         value = node.args[0]
         mechanism, _, path = value.partition(":")

@@ -103,6 +103,8 @@ class CookieLog(Rule):
 
     def check(self, ctx, item):
         if len(item.node.args) != 1:
+            yield self.finding(item, "CookieLog is not in 2.4's mod_log_config (start-up fails): write CustomLog "
+                                     f"<file> {quote(COOKIE_LOG_FORMAT)}")
             return
         target = item.node.raw_args[0]
         text = f"CustomLog {target} {quote(COOKIE_LOG_FORMAT)}"

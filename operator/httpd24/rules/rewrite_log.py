@@ -117,6 +117,9 @@ class RewriteLogLevel(Rule):
     def check(self, ctx, item):
         level = _level(item)
         if level is None:
+            yield self.finding(item, f"RewriteLogLevel is not in 2.4 (start-up fails), and its value "
+                                     f"'{' '.join(item.node.args)}' cannot be read here: write LogLevel rewrite:traceN "
+                                     "(N = the level, at most 8) if a RewriteLog was set, else remove it")
             return
         if level <= 0:
             yield self.finding(
