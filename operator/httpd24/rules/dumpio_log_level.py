@@ -48,7 +48,7 @@ class DumpIOLogLevel(Rule):
     name = "dumpio-log-level"
     severity = Severity.ERROR
     summary = "DumpIOLogLevel is gone; 2.4 dumps at LogLevel dumpio:trace7"
-    fix_availability = "always"
+    fix_availability = "sometimes"
     directives = ("dumpiologlevel",)
 
     def check(self, ctx, item):

@@ -200,7 +200,7 @@ class AcceptMutex(Rule):
     name = "accept-mutex"
     severity = Severity.ERROR
     summary = "AcceptMutex is replaced by Mutex ... mpm-accept"
-    fix_availability = "always"
+    fix_availability = "sometimes"
     directives = ("acceptmutex",)
 
     def check(self, ctx, item):
@@ -255,7 +255,7 @@ class LockFile(Rule):
     name = "lock-file"
     severity = Severity.ERROR
     summary = "LockFile is replaced by Mutex ...:directory mpm-accept"
-    fix_availability = "always"
+    fix_availability = "sometimes"
     directives = ("lockfile",)
 
     def check(self, ctx, item):
@@ -310,7 +310,7 @@ class RewriteLock(Rule):
     name = "rewrite-lock"
     severity = Severity.ERROR
     summary = "RewriteLock is replaced by Mutex ...:directory rewrite-map"
-    fix_availability = "always"
+    fix_availability = "sometimes"
     directives = ("rewritelock",)
 
     def check(self, ctx, item):

@@ -98,7 +98,7 @@ class CookieLog(Rule):
     name = "cookie-log"
     severity = Severity.ERROR
     summary = "CookieLog is gone in 2.4; use CustomLog with the cookie format"
-    fix_availability = "always"
+    fix_availability = "sometimes"
     directives = ("cookielog",)
 
     def check(self, ctx, item):

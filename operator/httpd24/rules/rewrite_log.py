@@ -111,7 +111,7 @@ class RewriteLogLevel(Rule):
     name = "rewrite-log-level"
     severity = Severity.ERROR
     summary = "RewriteLogLevel is gone; use LogLevel rewrite:traceN"
-    fix_availability = "always"
+    fix_availability = "sometimes"
     directives = ("rewriteloglevel",)
 
     def check(self, ctx, item):
