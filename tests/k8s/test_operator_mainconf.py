@@ -29,14 +29,14 @@ def _bundle(conf: bytes, modules=MODULES_22, listen=(8080,)) -> dict[str, bytes]
 
 
 def test_modules_mpm_first_and_default_mpm():
-    mods = mainconf.modules_to_load(["unixd_module", "authz_core_module", "core_module", "so_module"])
-    assert [m.name for m in mods] == ["mpm_event_module", "authz_core_module", "unixd_module"]
+    mods = mainconf.modules_to_load(["unixd_module", "proxy_module", "proxy_http_module", "core_module", "so_module"])
+    assert [m.name for m in mods] == ["mpm_event_module", "unixd_module", "proxy_module", "proxy_http_module"]
     assert mods[0].so == "mod_mpm_event.so"
 
 
 def test_modules_keep_required_mpm_and_refuse_two():
     mods = mainconf.modules_to_load(["status_module", "mpm_prefork_module"])
-    assert [m.name for m in mods] == ["mpm_prefork_module", "status_module"]
+    assert [m.name for m in mods] == ["mpm_prefork_module", "status_module"]  # the MPM moves first
     with pytest.raises(ValueError, match="more than one MPM"):
         mainconf.modules_to_load(["mpm_prefork_module"], ["mpm_worker_module"])
 

@@ -52,7 +52,9 @@ def _so_name(name: str) -> str:
 
 
 def modules_to_load(required: Iterable[object], extra: Iterable[str] = ()) -> list[LoadedModule]:
-    """Modules in load order: the MPM first (``mpm_event_module`` when none is required), then by name.
+    """Modules in load order: the MPM first (``mpm_event_module`` when none is required), then in the
+    order given (the engine orders each module after those it depends on: mod_proxy before
+    mod_proxy_http), then ``extra`` identifiers.
 
     ``required`` holds the engine's ``Module`` objects (``.name``, ``.so``) or plain identifiers.
     Core modules (``core_module``, ``so_module``, ``http_module``) are never loaded.
@@ -71,8 +73,8 @@ def modules_to_load(required: Iterable[object], extra: Iterable[str] = ()) -> li
     if len(mpms) > 1:
         raise ValueError("more than one MPM required: " + ", ".join(m.name for m in mpms))
     if not mpms:
-        by_name[DEFAULT_MPM] = LoadedModule(DEFAULT_MPM, _so_name(DEFAULT_MPM))
-    return sorted(by_name.values(), key=lambda m: (not m.name.startswith("mpm_"), m.name))
+        mpms = [LoadedModule(DEFAULT_MPM, _so_name(DEFAULT_MPM))]
+    return mpms + [m for m in by_name.values() if not m.name.startswith("mpm_")]
 
 
 def _q(value: str) -> str:

@@ -175,6 +175,11 @@ class Controller:
                 self.enqueue(key)
 
     def start(self, resync: float = 600) -> None:
+        # Load the rule registry once, before any worker thread lints: engine.registry._load marks
+        # itself loaded before its imports finish, so concurrent first calls could see a partial table.
+        from ..engine import all_rules
+
+        all_rules()
         self.tasks = [asyncio.create_task(self.worker()) for _ in range(self.workers)]
         self.tasks.append(asyncio.create_task(self.watch_configmaps()))
         if resync > 0:
@@ -387,7 +392,9 @@ class Controller:
         status["conditions"] = rollout.merge_conditions(old.get("conditions"), conditions)
         if _digest(old) == _digest(status):
             return
-        await self.kube.merge_patch(path(SERVERS, PLURAL, meta["namespace"], meta["name"], "status"), {"status": status})
+        patch = dict(status)
+        patch.update({k: None for k in old if k not in status})  # merge patch: null removes a field
+        await self.kube.merge_patch(path(SERVERS, PLURAL, meta["namespace"], meta["name"], "status"), {"status": patch})
 
 
 # --- kopf wiring ----------------------------------------------------------------------------

@@ -50,7 +50,7 @@ class Plan:
     findings: dict[str, int]
     migrated: bool  # whether the migration changed any file
     applied: int = 0  # rewrites made by the migration
-    remaining: int = 0  # findings left that need a person
+    remaining: int = 0  # error/warning findings left that need a person (info findings do not count)
     remaining_text: list[str] = field(default_factory=list)
 
     @property
@@ -144,7 +144,7 @@ def plan(name: str, namespace: str, spec: HttpdServerSpec, configmap: Mapping[st
     except api.ParseError as e:
         raise PlanError("ParseError", str(e)) from None
     try:
-        modules = mainconf.modules_to_load(required.modules, spec.extraModules or ())
+        modules = mainconf.modules_to_load(required.to_load(builtin="image"), spec.extraModules or ())
     except ValueError as e:
         raise PlanError("ModuleConflict", str(e)) from None
     own_listen = mainconf.listen_ports(deployed)
@@ -156,6 +156,7 @@ def plan(name: str, namespace: str, spec: HttpdServerSpec, configmap: Mapping[st
         entry=entry, modules=modules, listen=[] if own_listen else ports, owner=f"{namespace}/{name}"
     )
     bundle = mainconf.bundle(files, main)
+    needs_person = [f for f in remaining if _severity_counts([f]).get("info", 0) == 0]
     return Plan(
         spec=spec,
         files=bundle,
@@ -165,8 +166,8 @@ def plan(name: str, namespace: str, spec: HttpdServerSpec, configmap: Mapping[st
         findings=counts,
         migrated=spec.migration == "migrated" and bundle != mainconf.bundle(configmap_files(configmap), main),
         applied=applied,
-        remaining=len(remaining),
-        remaining_text=[f"{f.code} {f.file}:{f.line}: {f.message}" for f in remaining[:5]],
+        remaining=len(needs_person),
+        remaining_text=[f"{f.code} {f.file}:{f.line}: {f.message}" for f in needs_person[:5]],
     )
 
 

@@ -20,7 +20,10 @@ import kopf
 log = logging.getLogger(__name__)
 
 FIELD_MANAGER = "httpd24-operator"
-_METADATA_ONLY = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json"
+# A list must ask for the List form; a watch for the object form (with the List form first, the
+# apiserver answers 200 and then streams no events at all).
+_METADATA_LIST = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
+_METADATA_WATCH = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"
 
 
 class ApiError(Exception):
@@ -156,7 +159,7 @@ class Kube:
                 params = {"limit": "1"}
                 if label_selector:
                     params["labelSelector"] = label_selector
-                out = await self.request("GET", url, params=params, accept=_METADATA_ONLY)
+                out = await self.request("GET", url, params=params, accept=_METADATA_LIST)
                 rv = out["metadata"]["resourceVersion"]
                 yield "RESYNC", {}
             params = {"watch": "true", "allowWatchBookmarks": "true", "resourceVersion": rv, "timeoutSeconds": str(timeout)}
@@ -164,7 +167,7 @@ class Kube:
                 params["labelSelector"] = label_selector
             try:
                 async with session.get(
-                    f"{url}?{urlencode(params)}", headers={"Accept": _METADATA_ONLY},
+                    f"{url}?{urlencode(params)}", headers={"Accept": _METADATA_WATCH},
                     timeout=aiohttp.ClientTimeout(total=timeout + 30, sock_read=timeout + 30),
                 ) as resp:
                     if resp.status == 410:

@@ -1,0 +1,337 @@
+"""The operator end to end on the real local control plane (kube-apiserver, controllers, kwok nodes).
+
+The operator runs as ``kopf run -m httpd24.k8s.operator`` in a subprocess, so a test can kill and
+restart it (``httpd24 operator --no-admission`` still registers the admission handlers and then
+refuses to start without a webhook server). Each test has its own namespace.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+import yaml
+
+from apache_fixture import httpd  # noqa: F401
+from cluster_fixture import cluster  # noqa: F401
+from httpd24 import apache
+from httpd24.k8s import mainconf, rollout
+from httpd24.k8s.models_server import MAIN_KEY, parse_spec
+
+pytestmark = [pytest.mark.cluster, pytest.mark.apache]
+
+REPO = Path(__file__).resolve().parents[2]
+
+CONF_22 = """\
+ServerName www.example.test
+User daemon
+Group daemon
+MaxClients {clients}
+<Directory />
+    Options FollowSymLinks
+    AllowOverride None
+    Order deny,allow
+    Deny from all
+</Directory>
+AddOutputFilterByType DEFLATE text/html text/plain
+<Location /server-status>
+    SetHandler server-status
+    Order deny,allow
+    Deny from all
+    Allow from 127.0.0.1
+</Location>
+"""
+
+
+class Operator:
+    """The operator process; ``kill()`` is SIGKILL (no clean-up), ``start()`` a fresh one."""
+
+    def __init__(self, cluster, log_dir: Path):
+        self.cluster = cluster
+        self.log_dir = log_dir
+        self.proc: subprocess.Popen | None = None
+        self.runs = 0
+
+    def start(self) -> None:
+        self.runs += 1
+        log = open(self.log_dir / f"operator-{self.runs}.log", "wb")
+        env = dict(self.cluster.env, HTTPD24_OPERATOR_RESYNC="0", PYTHONUNBUFFERED="1")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "kopf", "run", "--standalone", "--all-namespaces", "-m", "httpd24.k8s.operator"],
+            stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True,
+        )
+
+    def kill(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+    def logs(self) -> str:
+        return "\n".join(p.read_text(errors="replace")[-3000:] for p in sorted(self.log_dir.glob("operator-*.log")))
+
+
+@pytest.fixture(scope="module")
+def operator(cluster, tmp_path_factory):  # noqa: F811
+    cluster.kubectl("apply", "--server-side", "-f", str(REPO / "crds" / "httpdservers.yaml"))
+    cluster.kubectl("wait", "--for", "condition=established", "crd/httpdservers.httpd24.io", "--timeout=60s")
+    op = Operator(cluster, tmp_path_factory.mktemp("operator"))
+    op.start()
+    yield op
+    op.stop()
+
+
+@pytest.fixture
+def ns(cluster):  # noqa: F811
+    name = f"op-{uuid.uuid4().hex[:8]}"
+    cluster.kubectl("create", "namespace", name)
+    yield name
+    cluster.kubectl("delete", "namespace", name, "--wait=false", check=False)
+
+
+def get(cluster, kind, name, ns):  # noqa: F811
+    proc = cluster.kubectl("get", kind, name, "-n", ns, "-o", "json", check=False)
+    return json.loads(proc.stdout) if proc.returncode == 0 else None
+
+
+def listing(cluster, kind, ns, selector=None):  # noqa: F811
+    args = ["get", kind, "-n", ns, "-o", "json"] + (["-l", selector] if selector else [])
+    return json.loads(cluster.kubectl(*args).stdout)["items"]
+
+
+def wait_for(what, predicate, timeout=90, operator=None):
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        if operator is not None and operator.proc is not None and operator.proc.poll() is not None:
+            raise AssertionError(f"the operator exited while waiting for {what}:\n{operator.logs()}")
+        last = predicate()
+        if last:
+            return last
+        time.sleep(0.5)
+    raise AssertionError(f"timed out waiting for {what}; last={last!r}\n" + (operator.logs() if operator else ""))
+
+
+def apply(cluster, *objs):  # noqa: F811
+    cluster.kubectl("apply", "-f", "-", input="\n---\n".join(yaml.safe_dump(o) for o in objs))
+
+
+def configmap(name, ns, text):
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "namespace": ns,
+                                                                   "labels": {"httpd24.io/config": "true"}},
+            "data": {"httpd.conf": text}}
+
+
+def server(name, ns, cm, **spec):
+    return {"apiVersion": "httpd24.io/v1alpha1", "kind": "HttpdServer", "metadata": {"name": name, "namespace": ns},
+            "spec": {"configMapRef": {"name": cm}, "ports": [{"name": "http", "port": 8080}], **spec}}
+
+
+def condition(obj, type_):
+    for c in ((obj or {}).get("status") or {}).get("conditions") or []:
+        if c["type"] == type_:
+            return c
+    return None
+
+
+def ready_with(cluster, name, ns, hash_=None):  # noqa: F811
+    """The HttpdServer when it is Ready (on ``hash_`` if given) and its Deployment fully rolled out."""
+    def check():
+        srv = get(cluster, "httpdserver", name, ns)
+        st = (srv or {}).get("status") or {}
+        if st.get("phase") != "Ready" or st.get("observedGeneration") != srv["metadata"]["generation"]:
+            return None
+        if hash_ is not None and st.get("configHash") != hash_:
+            return None
+        return srv
+    return check
+
+
+def expected_plan(cm_obj, srv_obj):
+    """What the operator should deploy, computed here from the same inputs."""
+    return rollout.plan(srv_obj["metadata"]["name"], srv_obj["metadata"]["namespace"], parse_spec(srv_obj["spec"]), cm_obj)
+
+
+def deployed_files(cluster, name, ns):  # noqa: F811
+    """The files of the ConfigMap the Deployment's pods mount, exactly as stored in the API."""
+    dep = get(cluster, "deployment", name, ns)
+    vol = next(v for v in dep["spec"]["template"]["spec"]["volumes"] if v["name"] == "config")
+    cm = get(cluster, "configmap", vol["configMap"]["name"], ns)
+    return dep, rollout.configmap_files(cm)
+
+
+def active_replicasets(cluster, name, ns):  # noqa: F811
+    return [rs for rs in listing(cluster, "replicasets", ns, f"{rollout.LABEL_SERVER}={name}")
+            if (rs["spec"].get("replicas") or 0) > 0]
+
+
+def test_22_config_rolls_out_on_kwok_and_the_mounted_files_serve_spec_4(cluster, operator, ns, httpd):  # noqa: F811
+    cm = configmap("site", ns, CONF_22.format(clients=150))
+    srv = server("web", ns, "site", replicas=2)
+    apply(cluster, cm, srv)
+    live = wait_for("web Ready", ready_with(cluster, "web", ns), operator=operator)
+
+    pods = listing(cluster, "pods", ns, f"{rollout.LABEL_SERVER}=web")
+    assert len(pods) == 2
+    assert all(p["spec"]["nodeName"].startswith("kwok-node") for p in pods)
+    assert all(any(c["type"] == "Ready" and c["status"] == "True" for c in p["status"]["conditions"]) for p in pods)
+
+    dep, files = deployed_files(cluster, "web", ns)
+    assert dep["metadata"]["ownerReferences"][0]["uid"] == live["metadata"]["uid"]
+    assert dep["spec"]["template"]["metadata"]["annotations"][rollout.ANNOTATION_HASH] == mainconf.config_hash(files)
+    assert live["status"]["configHash"] == mainconf.config_hash(files)
+    # the main config loads exactly the modules in status.requiredModules
+    main = files[MAIN_KEY].decode()
+    loaded = [line.split()[1] for line in main.splitlines() if line.strip().startswith("LoadModule")]
+    assert loaded == live["status"]["requiredModules"]
+    assert {"status_module", "filter_module", "unixd_module"} <= set(loaded)  # spec §7: User, AddOutputFilterByType
+    assert "MaxRequestWorkers 150" in files["httpd.conf"].decode()  # migrated form is what the pods mount
+    for c in ("ConfigValid", "Migrated", "RolledOut", "Ready"):
+        assert condition(live, c)["status"] == "True", condition(live, c)
+
+    # the very files from the API pass real apache2 -t and serve: 200 from the allowed address, 403 otherwise
+    extra = mainconf.local_defines(httpd.module_dir, "/etc/mime.types")
+    result = apache.configtest(files, MAIN_KEY, [loaded[0]], extra_defines=[mainconf.LOCAL_DEFINE], extra=extra, httpd=httpd)
+    assert result.ok, result.output
+    with apache.Instance(files, MAIN_KEY, [loaded[0]], defines=[mainconf.LOCAL_DEFINE], extra=extra,
+                         allow_listen=True, httpd=httpd) as inst:
+        assert inst.request("/server-status").status == 200
+        assert inst.request("/server-status", source="127.0.0.2").status == 403
+
+    svc = get(cluster, "service", "web", ns)
+    assert svc["spec"]["ports"][0]["port"] == 8080 and svc["spec"]["selector"] == {rollout.LABEL_SERVER: "web"}
+    # the user's ConfigMap was never written (no kopf annotations, same version)
+    user_cm = get(cluster, "configmap", "site", ns)
+    assert not any(k.startswith("kopf.") for k in (user_cm["metadata"].get("annotations") or {}))
+
+
+def test_configmap_change_rolls_out_a_new_replicaset(cluster, operator, ns):  # noqa: F811
+    apply(cluster, configmap("site", ns, CONF_22.format(clients=150)), server("web", ns, "site"))
+    first = wait_for("first rollout", ready_with(cluster, "web", ns), operator=operator)
+    rs_before = {rs["metadata"]["name"] for rs in active_replicasets(cluster, "web", ns)}
+
+    cm2 = configmap("site", ns, CONF_22.format(clients=77))
+    apply(cluster, cm2)
+    want = expected_plan(get(cluster, "configmap", "site", ns), first).hash
+    assert want != first["status"]["configHash"]
+    wait_for("second rollout", ready_with(cluster, "web", ns, want), operator=operator)
+    rs_after = {rs["metadata"]["name"] for rs in active_replicasets(cluster, "web", ns)}
+    assert rs_after and rs_after.isdisjoint(rs_before)  # a new ReplicaSet serves, the old one is scaled down
+    _, files = deployed_files(cluster, "web", ns)
+    assert "MaxRequestWorkers 77" in files["httpd.conf"].decode()
+    # the previous generated ConfigMap is cleaned up once the rollout finished
+    wait_for("old generated ConfigMap removed", lambda: [
+        c["metadata"]["name"] for c in listing(cluster, "configmaps", ns, f"{rollout.LABEL_SERVER}=web")
+    ] == [rollout.configmap_name("web", want)], operator=operator)
+
+
+def test_change_failing_httpd_t_keeps_the_old_replicaset_and_reports(cluster, operator, ns):  # noqa: F811
+    apply(cluster, configmap("site", ns, CONF_22.format(clients=150)), server("web", ns, "site"))
+    good = wait_for("first rollout", ready_with(cluster, "web", ns), operator=operator)
+    good_hash = good["status"]["configHash"]
+    rs_before = {rs["metadata"]["name"] for rs in active_replicasets(cluster, "web", ns)}
+
+    bad = CONF_22.format(clients=150).replace("Options FollowSymLinks", "Options FollowSymLinks Bogus")
+    apply(cluster, configmap("site", ns, bad))
+
+    def refused():
+        srv = get(cluster, "httpdserver", "web", ns)
+        c = condition(srv, "ConfigValid")
+        return srv if c and c["status"] == "False" and c["reason"] == "ConfigTestFailed" else None
+
+    srv = wait_for("ConfigValid=False", refused, operator=operator)
+    cond = condition(srv, "ConfigValid")
+    assert "Illegal option Bogus" in cond["message"] and "httpd.conf" in cond["message"]
+    assert srv["status"]["phase"] == "Degraded"
+    assert srv["status"]["configHash"] == good_hash and srv["status"]["rejectedHash"] != good_hash
+    dep = get(cluster, "deployment", "web", ns)
+    assert dep["spec"]["template"]["metadata"]["annotations"][rollout.ANNOTATION_HASH] == good_hash
+    time.sleep(2)  # nothing happens later either
+    assert {rs["metadata"]["name"] for rs in active_replicasets(cluster, "web", ns)} == rs_before
+    events = listing(cluster, "events", ns)
+    failed = [e for e in events if e["reason"] == "ConfigTestFailed" and e["involvedObject"]["name"] == "web"]
+    assert failed and "Illegal option Bogus" in failed[0]["message"] and failed[0]["type"] == "Warning"
+
+    # fixing it lets the rollout proceed
+    apply(cluster, configmap("site", ns, CONF_22.format(clients=99)))
+    want = expected_plan(get(cluster, "configmap", "site", ns), srv).hash
+    fixed = wait_for("rollout after fix", ready_with(cluster, "web", ns, want), operator=operator)
+    assert condition(fixed, "ConfigValid")["status"] == "True"
+    assert "rejectedHash" not in fixed["status"]
+
+
+def test_deleting_the_server_removes_what_it_owned(cluster, operator, ns):  # noqa: F811
+    apply(cluster, configmap("site", ns, CONF_22.format(clients=150)), server("web", ns, "site"))
+    wait_for("rollout", ready_with(cluster, "web", ns), operator=operator)
+    cluster.kubectl("delete", "httpdserver", "web", "-n", ns, "--wait=true", "--timeout=60s")
+
+    def gone():
+        left = (listing(cluster, "deployments", ns) + listing(cluster, "services", ns)
+                + listing(cluster, "configmaps", ns, f"{rollout.LABEL_SERVER}=web")
+                + listing(cluster, "replicasets", ns))
+        return not left
+    wait_for("owned objects garbage-collected", gone, operator=operator)
+    assert get(cluster, "configmap", "site", ns) is not None  # the user's ConfigMap stays
+
+
+def test_gitops_mode_leaves_the_configmap_byte_identical(cluster, operator, ns):  # noqa: F811
+    text = CONF_22.format(clients=150)
+    apply(cluster, configmap("site", ns, text))
+    before = get(cluster, "configmap", "site", ns)
+    apply(cluster, server("web", ns, "site", migration="migrated"))
+    wait_for("rollout", ready_with(cluster, "web", ns), operator=operator)
+    after = get(cluster, "configmap", "site", ns)
+    assert after["data"] == {"httpd.conf": text}
+    assert after["metadata"]["resourceVersion"] == before["metadata"]["resourceVersion"]
+    assert after["metadata"].get("annotations") == before["metadata"].get("annotations")
+    _, files = deployed_files(cluster, "web", ns)
+    assert "MaxRequestWorkers 150" in files["httpd.conf"].decode() and "MaxClients" not in files["httpd.conf"].decode()
+
+    # asStored deploys the bytes as they are
+    apply(cluster, server("web", ns, "site", migration="asStored"))
+    srv = get(cluster, "httpdserver", "web", ns)
+    want = expected_plan(after, srv).hash
+    wait_for("asStored rollout", ready_with(cluster, "web", ns, want), operator=operator)
+    _, files = deployed_files(cluster, "web", ns)
+    assert files["httpd.conf"].decode() == text
+
+
+def test_restart_in_the_middle_of_a_rollout_ends_in_the_same_state(cluster, operator, ns):  # noqa: F811
+    apply(cluster, configmap("site", ns, CONF_22.format(clients=150)), server("web", ns, "site", replicas=3))
+    first = wait_for("first rollout", ready_with(cluster, "web", ns), operator=operator)
+
+    apply(cluster, configmap("site", ns, CONF_22.format(clients=42)))
+    want = expected_plan(get(cluster, "configmap", "site", ns), first).hash
+    # kill the operator as soon as the Deployment carries the new hash, before the rollout is done
+    wait_for("new hash on the Deployment", lambda: get(cluster, "deployment", "web", ns)["spec"]["template"]["metadata"]
+             ["annotations"][rollout.ANNOTATION_HASH] == want, operator=operator)
+    operator.kill()
+    try:
+        time.sleep(1)
+        operator.start()
+        srv = wait_for("rollout after restart", ready_with(cluster, "web", ns, want), operator=operator)
+    finally:
+        if operator.proc is None or operator.proc.poll() is not None:
+            operator.start()
+    for c in ("ConfigValid", "RolledOut", "Ready"):
+        assert condition(srv, c)["status"] == "True"
+    assert srv["status"]["readyReplicas"] == 3 and srv["status"]["updatedReplicas"] == 3
+    rs = active_replicasets(cluster, "web", ns)
+    assert len(rs) == 1 and rs[0]["spec"]["template"]["metadata"]["annotations"][rollout.ANNOTATION_HASH] == want
+    wait_for("only the current generated ConfigMap", lambda: [
+        c["metadata"]["name"] for c in listing(cluster, "configmaps", ns, f"{rollout.LABEL_SERVER}=web")
+    ] == [rollout.configmap_name("web", want)], operator=operator)
