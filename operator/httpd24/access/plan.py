@@ -34,6 +34,8 @@ from .model import (
 )
 
 MAX_UNCERTAIN = 8
+#: Try AuthMerging / equivalent forms for context-dependent sections (off: not yet proven on real httpd).
+RESOLVE = False
 
 
 # -- which scopes meet -------------------------------------------------------------------------
@@ -332,6 +334,11 @@ def plan_scope(d: Scope, model: Model, mode: Mode, methods: list[str]) -> ScopeP
     if len(texts) == 1:
         e = next(iter(texts.values()))
         return ScopePlan(d, kind, text=X.render(e), expr=e, states=states)
+    if RESOLVE and len(possible) <= 64:
+        resolved = _resolve(d, model, mode, methods, possible, inherited_states, states, list(texts.values()))
+        if resolved is not None:
+            e, merging = resolved
+            return ScopePlan(d, kind, text=X.render(e), authmerging=merging, expr=e, states=states)
     # Several meanings. A scope that only adds Require lines under Satisfy All, where no
     # Require is inherited, keeps the inherited address rules with AuthMerging And.
     if kind == "require" and mode == "2.2":
@@ -397,3 +404,100 @@ def make_plan(model: Model) -> Plan:
             p.reason = f"{item.file}:{item.node.location.line}: {item.node.name} is invalid ({message})"
         plans.append(p)
     return Plan(model, mode, methods, plans)
+
+
+# -- semantic comparison (used when renderings differ) ------------------------------------------
+
+
+def _sample(model: Model, methods: list[str]) -> list:
+    """Requests that tell apart every combination of the configuration's rules."""
+    import ipaddress
+
+    from .model import KNOWN_METHODS, Request
+
+    clients = {"127.0.0.1", "203.0.113.77", "2001:db8:ffff::9"}
+    hosts: set[str | None] = {None, "unrelated.test"}
+    envs: set[str] = set()
+    users: set[str] = {"zz-other"}
+    groups: set[str] = set()
+    for scope in model.scopes:
+        host = scope.own.host
+        for rule in (host.allows + host.denys) if host else ():
+            e = rule.entry
+            if e.kind == "ip":
+                bits = 32 if e.family == 4 else 128
+                full = (1 << bits) - 1
+                last = e.network | (full & ~e.mask)
+                for value in (e.network, last, (e.network - 1) & full, (last + 1) & full):
+                    addr = ipaddress.IPv4Address(value) if e.family == 4 else ipaddress.IPv6Address(value)
+                    clients.add(str(addr))
+            elif e.kind == "host":
+                hosts.add(e.name.lstrip("."))
+                hosts.add("x." + e.name.lstrip("."))
+            elif e.kind in ("env", "nenv"):
+                envs.add(e.name)
+        for line in scope.own.requires or ():
+            if line.provider in ("user", "ldap-user"):
+                users.update(line.words[1:])
+            if line.provider in ("group", "dbm-group", "ldap-group"):
+                groups.update(line.words[1:])
+    env_names = sorted(envs)
+    if len(env_names) <= 3:
+        env_sets = [frozenset(c) for n in range(len(env_names) + 1) for c in itertools.combinations(env_names, n)]
+    else:
+        env_sets = [frozenset(), frozenset(env_names)] + [frozenset({n}) for n in env_names]
+    named = [m for m in methods if m != OTHER]
+    other = next((m for m in KNOWN_METHODS if m not in named), "MKCOL")
+    method_names = named + [other]
+    who = [(None, True, frozenset())] + [(u, True, frozenset()) for u in sorted(users)]
+    who += [("zz-other", True, frozenset({g})) for g in sorted(groups)] + [("zz-other", False, frozenset())]
+    out = []
+    for client in sorted(clients):
+        for hostname in hosts:
+            for env in env_sets:
+                for user, ok, grp in who:
+                    for method in method_names:
+                        out.append(Request("/", method=method, client=client, hostname=hostname, env=env,
+                                           user=user, password_ok=ok, groups=grp))
+    return out
+
+
+def equivalent(a: X.Expr | None, b: X.Expr | None, authtype: str | None, requests: list) -> bool:
+    return all(X.decide24(a, authtype, r) == X.decide24(b, authtype, r) for r in requests)
+
+
+def _resolve(d, model, mode, methods, possible, inherited_states, states, candidates):
+    """A single 2.4 form for a scope whose meaning differs with the sections around it.
+
+    Tried in order: one of the full forms if every context gives equivalent answers;
+    ``AuthMerging And`` / ``Or`` with the scope's own settings over what 2.4 inherits
+    (the inherited full form of the context, or nothing when no access section applies).
+    Each candidate is checked on every context against a request sample covering every
+    address, host, variable, user and method the configuration names.
+    """
+    try:
+        wanted = [full_expr(s, mode, methods) for s in states]
+        previous = []
+        for chain, inh in zip(possible, inherited_states):
+            if any(p.own.has_access for p in chain):
+                previous.append(full_expr(inh, mode, methods))
+            else:
+                previous.append(None)
+        own_only = full_expr(merge(Effective(), d.own, mode), mode, methods)
+    except Inexact:
+        return None
+    requests = _sample(model, methods)
+    authtypes = [s.authtype for s in states]
+    for e in candidates:
+        if all(equivalent(e, w, a, requests) for w, a in zip(wanted, authtypes)):
+            return e, None
+    for op, combine in (("And", X.All), ("Or", X.AnyOf)):
+        ok = True
+        for prev, w, a in zip(previous, wanted, authtypes):
+            got = own_only if prev is None else combine((prev, own_only))
+            if not equivalent(got, w, a, requests):
+                ok = False
+                break
+        if ok:
+            return own_only, op
+    return None
