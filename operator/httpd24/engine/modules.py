@@ -414,6 +414,7 @@ class _Collector:
         self.loaded = loaded
         self.dm = table.directive_modules()
         self.reasons: dict[str, list[Reason]] = {}
+        self._seen: set[tuple[str, Reason]] = set()  # membership in O(1): configs have thousands of reasons
         self.unknown: list[Reason] = []
         self.items: list[Item] = []
         self.tested: dict[str, list[Item]] = {}  # module -> live <IfModule> sections testing it (non-empty)
@@ -462,7 +463,8 @@ class _Collector:
             reason = Reason(item.file, item.node.location.line, _short(item), when, note, guarded,
                             item.live is Liveness.UNKNOWN)
         lst = self.reasons.setdefault(module, [])
-        if reason not in lst:
+        if (module, reason) not in self._seen:
+            self._seen.add((module, reason))
             lst.append(reason)
 
     # -- one directive
