@@ -416,3 +416,113 @@ class IfModuleRenamed(Rule):
         state = "always" if negated else "never"
         yield self.finding(item, f"<IfModule {argument}> is {state} true on 2.4 ({identifier} is {new} there)",
                            replacement=f"<IfModule {new_argument}>", fix=fix)
+
+
+#: Directive name prefixes of well-known third-party modules.
+THIRD_PARTY_PREFIXES = (
+    ("passenger", "mod_passenger (Phusion Passenger)"),
+    ("rails", "mod_passenger (Phusion Passenger)"),
+    ("rack", "mod_passenger (Phusion Passenger)"),
+    ("wsgi", "mod_wsgi"),
+    ("perl", "mod_perl"),
+    ("python", "mod_python"),
+    ("php_", "mod_php"),
+    ("sec", "mod_security2"),
+    ("fcgid", "mod_fcgid"),
+    ("fastcgi", "mod_fastcgi"),
+    ("jk", "mod_jk"),
+    ("mod_gzip", "mod_gzip"),
+    ("svn", "mod_dav_svn"),
+    ("authzsvn", "mod_authz_svn"),
+    ("shib", "mod_shib (Shibboleth)"),
+    ("krb", "mod_auth_kerb"),
+    ("gssapi", "mod_auth_gssapi"),
+    ("oidc", "mod_auth_openidc"),
+    ("pagespeed", "mod_pagespeed"),
+    ("rpaf", "mod_rpaf (use mod_remoteip in 2.4)"),
+    ("suphp", "mod_suphp"),
+    ("ruid", "mod_ruid2"),
+    ("evasive", "mod_evasive"),
+    ("cband", "mod_cband"),
+    ("bw", "mod_bw"),
+    ("xsendfile", "mod_xsendfile"),
+    ("nss", "mod_nss"),
+    ("auth_mysql", "mod_auth_mysql"),
+    ("authmysql", "mod_auth_mysql"),
+)
+
+
+def _handled_elsewhere() -> frozenset[str]:
+    from ..engine import all_rules
+
+    keys = set()
+    for rule in all_rules():
+        if rule.code != "HT406":
+            keys.update(rule.directives)
+    return frozenset(keys)
+
+
+@register
+class UnknownDirective(Rule):
+    """
+    ## What it does
+    Finds directives that no module of httpd 2.4 provides (the directive
+    table generated from the real binary) and that no other rule explains:
+    directives of third-party modules (mod_wsgi, Passenger, mod_perl, ...),
+    and typos. Directives inside `<IfModule>` of a module the configuration
+    does not load are not reported: httpd skips them.
+
+    ## Why is this bad?
+    2.4 refuses to start: "Invalid command 'WSGIScriptAlias', perhaps
+    misspelled or defined by a module not included in the server
+    configuration" -- unless the module that provides it is loaded, in its
+    2.4 build.
+
+    ## Example
+    ```apache
+    WSGIScriptAlias / /srv/app/app.wsgi
+    ```
+
+    ## Use instead
+    ```apache
+    LoadModule wsgi_module modules/mod_wsgi.so
+    WSGIScriptAlias / /srv/app/app.wsgi
+    ```
+
+    ## Fix safety
+    No fix: which module (and which build of it) provides the directive is
+    for a person to decide; or guard the lines with `<IfModule mod_wsgi.c>`.
+    """
+
+    code = "HT406"
+    name = "unknown-directive"
+    severity = Severity.ERROR
+    summary = "No httpd 2.4 module provides this directive (third-party module, or a typo)"
+
+    def check_config(self, ctx):
+        requirements = required_modules(ctx.configset, target=ctx.target)
+        handled = _handled_elsewhere()
+        third_party = [m.name for m in requirements.modules if m.third_party]
+        for reason in requirements.unknown:
+            if reason.note != "no httpd 2.4 module provides this directive":
+                continue
+            item = _item_at(ctx, reason)
+            if item is None or item.key in handled:
+                continue
+            name = item.node.name
+            lower = name.lower().lstrip("<")
+            module = next((m for p, m in THIRD_PARTY_PREFIXES if m and lower.startswith(p)), "")
+            hint = f"it belongs to {module}" if module else "a third-party module or a typo"
+            if third_party:
+                yield self.finding(
+                    item,
+                    f"{name}: no httpd 2.4 module provides it ({hint}); the configuration loads "
+                    f"{', '.join(third_party)}, whose 2.4 build may",
+                    severity=Severity.WARNING,
+                )
+            else:
+                yield self.finding(
+                    item,
+                    f"{name}: no httpd 2.4 module provides it ({hint}): 2.4 refuses to start "
+                    "(\"Invalid command\") unless that module's 2.4 build is loaded",
+                )

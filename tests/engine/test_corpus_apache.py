@@ -1,0 +1,310 @@
+"""The proof on the real httpd: every corpus file, migrated, passes Debian's ``apache2 -t``
+with exactly the modules ``required_modules`` names -- unless the tool reported a remaining
+finding that needs a person at the line apache2 complains about -- and the module list is
+exact: loading one module fewer than named makes ``apache2 -t`` fail wherever ``-t`` can see
+that module in use.
+
+What the harness does to a migrated file before ``-t`` (test environment, not migration; the
+line numbers are kept, so apache2's messages point at the migrated file's lines):
+
+* build templates (``@@ServerRoot@@``, ``@exp_cgidir@``, Apache::Test's ``@SERVERROOT@``,
+  Koha's ``__LOG_DIR__``, Cobbler's ``@@webroot@@`` ...) get plausible values (:data:`PLACEHOLDERS`);
+  none is skipped;
+* ``LoadModule``/``LoadFile`` lines are commented out: the server config around the file loads
+  exactly the required modules (the configuration's own lines point at 2.2 paths);
+* ``ServerRoot`` is commented out (the temporary server root is used), ``User``/``Group`` name
+  the user the test runs children as (httpd checks that the user exists);
+* ``Include``s of absolute paths outside the file are commented out (they would read this
+  machine's /etc/apache2);
+* SSL certificate/key/CA paths point at a throw-away self-signed certificate (mod_ssl reads them
+  during ``-t``);
+* an ``.htaccess`` file is wrapped in ``<Directory "/srv/corpus">`` (that is where httpd reads it).
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+from apache_fixture import httpd  # noqa: F401
+
+from httpd24 import api
+from httpd24.apache import configtest, run_user
+from httpd24.config import ConfigSet
+from httpd24.engine import Severity
+from httpd24.engine.modules import required_modules
+
+CORPUS = Path("/work/shared/corpus")
+FILES = CORPUS / "files"
+
+#: Build-time placeholders -> values a real installation would have.
+PLACEHOLDERS = {
+    "@@ServerRoot@@": "/usr/local/apache2",
+    "@@Port@@": "80",
+    "@@SSLPort@@": "443",
+    "@@LoadModule@@": "",
+    "@exp_htdocsdir@": "/usr/local/apache2/htdocs",
+    "@exp_cgidir@": "/usr/local/apache2/cgi-bin",
+    "@exp_sysconfdir@": "/usr/local/apache2/conf",
+    "@exp_runtimedir@": "/usr/local/apache2/logs",
+    "@exp_logfiledir@": "/usr/local/apache2/logs",
+    "@exp_manualdir@": "/usr/local/apache2/manual",
+    "@exp_iconsdir@": "/usr/local/apache2/icons",
+    "@exp_errordir@": "/usr/local/apache2/error",
+    "@rel_sysconfdir@": "conf",
+    "@rel_logfiledir@": "logs",
+    "@rel_runtimedir@": "logs",
+    "@SERVERROOT@": "/srv/apache-test",
+    "@SERVERNAME@": "localhost",
+    "@PORT@": "8529",
+    "@CGI_MODULE@": "mod_cgid.c",
+    "@PHP_MODULE@": "mod_php5.c",
+    "@ACCESS_MODULE@": "mod_authz_host.c",
+    "@@webroot@@": "/var/www",
+    "@@virtualenv@@": "",
+    "@@install_data@@": "/usr/share",
+}
+_GENERIC = re.compile(r"@@(\w+)@@|@(\w+)@|__([A-Z][A-Z_]*[A-Z])__")
+
+
+def substitute(text: str) -> tuple[str, list[str]]:
+    used = []
+    for key, value in PLACEHOLDERS.items():
+        if key in text:
+            used.append(key)
+            text = text.replace(key, value)
+
+    def generic(match: re.Match) -> str:
+        name = next(g for g in match.groups() if g)
+        used.append(match.group(0))
+        lower = name.lower()
+        if "port" in lower:
+            return "8080"
+        if lower.endswith(("_ip", "ip")):
+            return "127.0.0.1"
+        if "host" in lower or "name" in lower:
+            return "localhost"
+        if "email" in lower:
+            return "webmaster@example.org"
+        if "servers" in lower:
+            return "127.0.0.1:11211"
+        return "/srv/" + lower.replace("_", "-")
+
+    return _GENERIC.sub(generic, text), used
+
+
+def corpus_files() -> list[tuple[str, str]]:
+    with open(CORPUS / "MANIFEST.tsv", newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle, delimiter="\t"))
+    return [(row["file"], row["notes"]) for row in rows]
+
+
+def is_htaccess(name: str) -> bool:
+    return name.endswith(".htaccess")
+
+
+# -- the test environment around a migrated file ---------------------------------------------
+
+_SSL_FILES = {
+    "sslcertificatefile": "pki/server.crt",
+    "sslcertificatekeyfile": "pki/server.key",
+    "sslcertificatechainfile": "pki/server.crt",
+    "sslcacertificatefile": "pki/server.crt",
+    "sslproxycacertificatefile": "pki/server.crt",
+    "sslcarevocationfile": "pki/empty.crl",
+    "sslcacertificatepath": "pki",
+    "sslcarevocationpath": "pki",
+}
+
+
+_LOGS = ("errorlog", "customlog", "transferlog", "scriptlog", "globallog")
+_WILDCARD = re.compile(r"[*?\[]")
+
+
+def neutralise(text: str, *, user: str | None, group: str | None) -> tuple[str, list[str]]:
+    """The test environment's edits, line by line (the line count is kept).
+
+    They only replace what names this machine's file system (paths httpd checks during
+    ``-t``: log directories, the DocumentRoot, certificates, RewriteMap files, mutex
+    directories, files the single corpus file includes but the corpus does not hold).
+    """
+    out, notes = [], []
+    for number, line in enumerate(text.splitlines(keepends=True), 1):
+        body = line.rstrip("\r\n")
+        eol = line[len(body):]
+        words = body.split()
+        key = words[0].lower() if words and not words[0].startswith("#") else ""
+        indent = body[: len(body) - len(body.lstrip())]
+        arg = words[1].strip("\"'") if len(words) > 1 else ""
+        if key in ("loadmodule", "loadfile", "serverroot"):
+            out.append("# [test] " + body + eol)
+            notes.append(f"{number}: {key} commented out")
+        elif key in ("include", "includeoptional") and (arg.startswith("/") or not _WILDCARD.search(arg)):
+            # an absolute path reads this machine's /etc; a plain file name is another file of the
+            # original installation that the corpus does not hold (it fails on 2.2 as well)
+            out.append("# [test] " + body + eol)
+            notes.append(f"{number}: include of a file outside the corpus commented out")
+        elif key in ("user", "group"):
+            name = user if key == "user" else group
+            out.append((f"{words[0]} {name}" if name else "# [test] " + body) + eol)
+        elif key in _SSL_FILES and len(words) > 1:
+            out.append(f"{indent}{words[0]} {_SSL_FILES[key]}{eol}")
+        elif key in _LOGS and len(words) > 1 and not arg.startswith("|") and not arg.startswith("syslog"):
+            rest = " ".join(words[2:])
+            out.append(f"{indent}{words[0]} logs/{number}.log{(' ' + rest) if rest else ''}{eol}")
+        elif key == "documentroot" and len(words) > 1:
+            out.append(f"{indent}{words[0]} htdocs{eol}")
+        elif key == "rewritemap" and len(words) > 2 and words[2].split(":", 1)[0].split("=", 1)[0].lower() in ("txt", "rnd", "prg", "dbm"):
+            kind = words[2].split(":", 1)[0]
+            out.append(f"{indent}{words[0]} {words[1]} {kind}:stub/empty.txt {' '.join(words[3:])}".rstrip() + eol)
+        elif key == "mutex" and len(words) > 1 and ":" in words[1]:
+            mech = words[1].split(":", 1)[0]
+            out.append(f"{indent}{words[0]} {mech}:logs {' '.join(words[2:])}".rstrip() + eol)
+        else:
+            out.append(line)
+    return "".join(out), notes
+
+
+def vhost_include(text: str) -> bool:
+    """A file meant to be included inside <VirtualHost> (ServerAlias at its top level)."""
+    depth = 0
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("</"):
+            depth -= 1
+        elif stripped.startswith("<"):
+            depth += 1
+        elif depth == 0 and stripped.lower().startswith("serveralias"):
+            return True
+    return False
+
+
+@pytest.fixture(scope="session")
+def pki(tmp_path_factory) -> dict[str, bytes]:
+    directory = tmp_path_factory.mktemp("pki")
+    crt, key = directory / "server.crt", directory / "server.key"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost", "-days", "2",
+         "-keyout", str(key), "-out", str(crt)],
+        check=True, capture_output=True, timeout=60,
+    )
+    return {"pki/server.crt": crt.read_bytes(), "pki/server.key": key.read_bytes(), "pki/empty.crl": b""}
+
+
+class Prepared:
+    def __init__(self, name: str, pki: dict[str, bytes]):
+        raw = (FILES / name).read_bytes().decode("utf-8", "surrogateescape")
+        self.name = name
+        self.source, self.placeholders = substitute(raw)
+        self.configset = api.load_mapping({name: self.source.encode("utf-8", "surrogateescape")}, entry=name)
+        self.migration = api.migrate(self.configset)
+        self.migrated = self.migration.files[name].decode("utf-8", "surrogateescape")
+        migrated_set = ConfigSet.from_mapping({name: self.migration.files[name]}, entry=name)
+        self.requirements = required_modules(migrated_set)
+        user, group = run_user()
+        text, self.notes = neutralise(self.migrated, user=user, group=group)
+        self.offset = 0
+        if is_htaccess(name):
+            text = '<Directory "/srv/corpus">\n' + text + ("" if text.endswith("\n") else "\n") + "</Directory>\n"
+            self.offset = 1
+        elif vhost_include(text):
+            text = "<VirtualHost *:80>\n" + text + ("" if text.endswith("\n") else "\n") + "</VirtualHost>\n"
+            self.offset = 1
+        self.files = {"site.conf": text, "logs/.keep": b"", "htdocs/.keep": b"", "stub/empty.txt": b"", **pki}
+        self.entry = "site.conf"
+
+    def configtest(self, modules, httpd):
+        return configtest(self.files, self.entry, modules, httpd=httpd)
+
+    def needs_person(self) -> list:
+        """Remaining findings that no automatic fix addresses (a person must decide)."""
+        return [f for f in self.migration.remaining if not f.fixable and f.severity != Severity.INFO]
+
+    def failing_line(self, output: str) -> int | None:
+        match = re.search(r"line (\d+) of site\.conf", output)
+        return int(match.group(1)) - self.offset if match else None
+
+
+#: Files whose migrated form still fails on apache2 -t because a rule owned by another range
+#: does not exist yet. Each entry: the reason, naming the missing finding. (strict: when the
+#: rule lands and the file passes, the xfail turns into a failure, so this list stays honest.)
+KNOWN_GAPS: dict[str, str] = {}
+
+NAMES = [name for name, _ in corpus_files()]
+_PREPARED: dict[str, Prepared] = {}
+
+
+def prepared_file(name: str, pki) -> Prepared:
+    if name not in _PREPARED:
+        _PREPARED[name] = Prepared(name, pki)
+    return _PREPARED[name]
+
+
+def checkable(module, httpd) -> bool:
+    """Whether dropping ``module`` must make ``-t`` fail: an unguarded, unconditional configtest
+    reason, not compiled into this binary; the MPM unless it is event (configtest() loads event
+    whenever no MPM is named). Runtime/startup-only requirements are documented in the reasons."""
+    if module.is_mpm:
+        return module.name != "mpm_event_module"
+    return module.checked_by_configtest and not httpd.is_builtin(module.name)
+
+
+@pytest.mark.apache
+@pytest.mark.parametrize("name", NAMES)
+def test_migrated_corpus_file_passes_configtest_with_exact_modules(name, httpd, pki, request):
+    if name in KNOWN_GAPS:
+        request.applymarker(pytest.mark.xfail(reason=KNOWN_GAPS[name], strict=True))
+    prepared = prepared_file(name, pki)
+    modules = prepared.requirements.names()
+    result = prepared.configtest(modules, httpd)
+    if result.ok:
+        return
+    line = prepared.failing_line(result.output)
+    people = prepared.needs_person()
+    at_line = [f for f in people if f.line == line]
+    assert at_line, (
+        f"{name}: apache2 -t fails with exactly {modules} and no remaining finding that needs a person "
+        f"is at line {line}:\n{result.output}\nremaining findings needing a person: "
+        + "; ".join(f"{f.location} {f.code} {f.message}" for f in people)
+    )
+
+
+@pytest.mark.apache
+@pytest.mark.parametrize("name", NAMES)
+def test_corpus_module_list_is_exact(name, httpd, pki):
+    """Loading one module fewer than named makes apache2 -t fail, for every module -t can see."""
+    prepared = prepared_file(name, pki)
+    modules = prepared.requirements.names()
+    if not prepared.configtest(modules, httpd).ok:
+        pytest.skip("the migrated file does not pass apache2 -t (see the other test)")
+    checked = []
+    for module in prepared.requirements.modules:
+        if not checkable(module, httpd):
+            continue  # runtime/startup-only, guarded by <IfModule>, or compiled into Debian's apache2
+        fewer = [m for m in modules if m != module.name] + (["mpm_event_module"] if module.is_mpm else [])
+        result = prepared.configtest(fewer, httpd)
+        assert not result.ok, (
+            f"{name}: apache2 -t passes without {module.name}, which required_modules names for: "
+            + "; ".join(str(r) for r in module.reasons)
+        )
+        checked.append(module.name)
+
+
+@pytest.mark.apache
+def test_corpus_exactness_is_not_vacuous(httpd, pki):
+    """Most corpus files have modules -t can check, and in total well over a hundred are checked."""
+    per_file = [sum(checkable(m, httpd) for m in prepared_file(n, pki).requirements.modules) for n in NAMES]
+    assert sum(per_file) >= 120
+    assert sum(1 for count in per_file if count) >= len(NAMES) * 3 // 4
+
+
+@pytest.mark.apache
+def test_corpus_templates_are_substituted_not_skipped(pki):
+    templates = [n for n in NAMES if _GENERIC.search((FILES / n).read_text("utf-8", "replace"))]
+    assert templates  # the corpus has build templates (apache's *.conf.in, Apache::Test, Koha, Cobbler)
+    for name in templates:
+        assert prepared_file(name, pki).placeholders, name
+        assert not _GENERIC.search(prepared_file(name, pki).migrated), name
