@@ -42,6 +42,61 @@ class Config:
 CONFIG = Config()
 
 
+class Reviewer:
+    """Runs reviews in worker processes (the engine is CPU-bound Python: one process per core).
+
+    Each ConfigMap (namespace/name) goes to the same worker, so the validating webhook finds
+    the mutating webhook's analysis in that worker's cache. ``workers=0`` reviews in the event
+    loop (large configs in a thread).
+    """
+
+    def __init__(self, workers: int = 0) -> None:
+        self.workers = max(0, workers)
+        self.pools: list[Any] = []
+
+    def start(self) -> None:
+        if not self.workers:
+            return
+        import concurrent.futures
+        import multiprocessing
+
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(["httpd24.k8s.review", "httpd24.rules"])
+        self.pools = [concurrent.futures.ProcessPoolExecutor(1, mp_context=context) for _ in range(self.workers)]
+        warm = {"mode": int(Mode.WARN), "stage": "validate"}
+        for pool in self.pools:  # start the processes now, not on the first request
+            pool.submit(review.review_portable, {"data": {"httpd.conf": "ServerName warm\n"}}, warm).result(60)
+
+    def stop(self) -> None:
+        for pool in self.pools:
+            pool.shutdown(wait=False, cancel_futures=True)
+        self.pools = []
+
+    async def review(self, route: str, body: Mapping[str, Any], size: int, **kwargs: Any) -> review.Decision:
+        if not self.pools:
+            call = lambda: review.review(body, **kwargs)  # noqa: E731
+            return await asyncio.to_thread(call) if size > THREAD_THRESHOLD else call()
+        import concurrent.futures.process
+        import zlib
+
+        index = zlib.crc32(route.encode()) % len(self.pools)
+        args = dict(kwargs, mode=int(kwargs["mode"]))
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self.pools[index], review.review_portable, body, args)
+        except concurrent.futures.process.BrokenProcessPool:
+            log.error("review worker %d died (out of memory?); restarting it, this request runs here", index)
+            import multiprocessing
+
+            self.pools[index] = concurrent.futures.ProcessPoolExecutor(
+                1, mp_context=multiprocessing.get_context("forkserver")
+            )
+            return await asyncio.to_thread(lambda: review.review(body, **kwargs))
+
+
+REVIEWER = Reviewer()
+
+
 # -- indexes: what namespaces and policies say, kept in memory ---------------------------------------------
 @kopf.index("namespaces")
 def httpd24_namespaces(name: str, labels: Mapping[str, str], **_: Any) -> dict[str, dict[str, str]]:
@@ -136,10 +191,10 @@ async def _decide(stage: review.Stage, body, namespace, name, operation, dryrun,
         return None
     size = sum(len(v) for v in (body.get("data") or {}).values() if isinstance(v, str))
     size += sum(len(v) for v in (body.get("binaryData") or {}).values() if isinstance(v, str))
-    call = lambda: review.review(  # noqa: E731
-        body, mode=mode, stage=stage, notes=notes, defaults=defaults, name=name, namespace=namespace
+    decision = await REVIEWER.review(
+        f"{namespace}/{name}", body, size,
+        mode=mode, stage=stage, notes=notes, defaults=defaults, name=name, namespace=namespace,
     )
-    decision = await asyncio.to_thread(call) if size > THREAD_THRESHOLD else call()
     dry = str(bool(dryrun)).lower()
     metrics.DECISIONS.labels(webhook, str(mode), decision.result, dry).inc()
     if stage == "validate":

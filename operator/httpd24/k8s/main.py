@@ -39,6 +39,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     hooks = parser.add_argument_group("admission webhooks")
     hooks.add_argument("--default-mode", choices=["audit", "warn", "migrate", "enforce"], default="warn",
                        help="mode where no namespace label or HttpdPolicy sets one (default: warn)")
+    hooks.add_argument("--review-workers", type=int, default=min(4, os.cpu_count() or 1),
+                       help="worker processes for reviews (the engine is CPU-bound); 0 reviews in the event loop "
+                            "(default: the number of CPUs, at most 4)")
     hooks.add_argument("--webhook-addr", default="0.0.0.0", help="listen address (default: 0.0.0.0)")
     hooks.add_argument("--webhook-port", type=int, default=9443, help="listen port (default: 9443)")
     hooks.add_argument("--webhook-host", default=None,
@@ -165,10 +168,15 @@ def run(args: argparse.Namespace) -> int:
     admission.CONFIG.excluded_namespaces = frozenset(excluded)
     modules = _import_handlers(args)
     log.info("handlers from %s", ", ".join(modules) or "nothing")
+    if not args.no_admission:
+        admission.REVIEWER.workers = max(0, args.review_workers)
+        admission.REVIEWER.start()  # before kopf's threads exist
     try:
         return asyncio.run(_main(args, tls, host, service, sorted(excluded)))
     except KeyboardInterrupt:
         return 0
+    finally:
+        admission.REVIEWER.stop()
 
 
 async def _main(args, tls, host, service, excluded) -> int:

@@ -418,7 +418,8 @@ def denial_text(
 def clip(text: str, width: int = WARNING_WIDTH) -> str:
     """One printable ASCII line of at most ``width`` characters (kubectl prints warnings raw)."""
     text = _one_line(text)
-    text = "".join(ch if 32 <= ord(ch) < 127 else "?" for ch in text)
+    if not (text.isascii() and text.isprintable()):
+        text = "".join(ch if 32 <= ord(ch) < 127 else "?" for ch in text)
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
@@ -437,16 +438,16 @@ def finding_warnings(findings: list[Finding], mode: Mode, *, limit: int = MAX_WA
     """One warning per finding, each at most 120 characters, with a summary first when there are many."""
     if not findings:
         return []
-    lines = [finding_warning(f) for f in findings]
-    if len(lines) <= limit:
-        return lines
+    if len(findings) <= limit:
+        return [finding_warning(f) for f in findings]
+    lines = [finding_warning(f) for f in findings[: limit - 1]]
     errors = sum(1 for f in findings if f.severity is Severity.ERROR)
     summary = clip(
         f"httpd24 (mode {mode}): {_plural(len(findings), 'finding')} ({_plural(errors, 'error')}); "
         f"first {limit - 1} shown, httpd24 lint shows all"
     )
-    rest = len(lines) - (limit - 1)
-    return [summary, *lines[: limit - 1]] + ([clip(f"... and {rest} more (httpd24 lint shows all)")] if rest else [])
+    rest = len(findings) - (limit - 1)
+    return [summary, *lines] + ([clip(f"... and {rest} more (httpd24 lint shows all)")] if rest else [])
 
 
 def counts(findings: Iterable[Finding]) -> str:
@@ -697,6 +698,24 @@ def _validate(decision: Decision, analysis: Analysis, mode: Mode, notes: list[st
         return decision
     decision.warnings.extend(finding_warnings(findings, mode))
     return decision
+
+
+def portable(decision: Decision) -> Decision:
+    """The decision without fix callables, so it crosses a process boundary (pickle)."""
+
+    def strip(findings: list[Finding]) -> list[Finding]:
+        return [replace(f, fix=None) if f.fix is not None else f for f in findings]
+
+    decision.findings = strip(decision.findings)
+    decision.applied = strip(decision.applied)
+    return decision
+
+
+def review_portable(body: Mapping[str, Any], kwargs: Mapping[str, Any]) -> Decision:
+    """:func:`review` for a worker process: arguments and result are picklable."""
+    kwargs = dict(kwargs)
+    kwargs["mode"] = Mode(kwargs["mode"])
+    return portable(review(body, **kwargs))
 
 
 # -- AdmissionReview envelopes ------------------------------------------------------------------------------
