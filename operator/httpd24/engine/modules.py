@@ -57,6 +57,7 @@ change what httpd reads); one it loads but never uses is listed in
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Iterable, NamedTuple
@@ -414,7 +415,10 @@ class _Collector:
         self.loaded = loaded
         self.dm = table.directive_modules()
         self.reasons: dict[str, list[Reason]] = {}
-        self._seen: set[tuple[str, Reason]] = set()  # membership in O(1): configs have thousands of reasons
+        self._seen: set[tuple[str, Reason]] = set()
+        self._last_item: Item | None = None
+        self._last_base: tuple[str, int, str] = ("", 0, "")
+        self._last_guards: frozenset[str] = frozenset()  # membership in O(1): configs have thousands of reasons
         self.unknown: list[Reason] = []
         self.items: list[Item] = []
         self.tested: dict[str, list[Item]] = {}  # module -> live <IfModule> sections testing it (non-empty)
@@ -455,12 +459,15 @@ class _Collector:
         if item is None:
             reason = Reason("", 0, "", when, note)
         else:
-            guarded = any(
-                s.key == "ifmodule" and s.args and not s.args[0].startswith("!")
-                and module_identifier(s.args[0]) == module
-                for s in item.context
-            )
-            reason = Reason(item.file, item.node.location.line, _short(item), when, note, guarded,
+            if item is not self._last_item:  # several requirements of one directive share this
+                self._last_item = item
+                self._last_base = (item.file, item.node.location.line, _short(item))
+                self._last_guards = frozenset(
+                    module_identifier(s.args[0]) for s in item.context
+                    if s.key == "ifmodule" and s.args and not s.args[0].startswith("!")
+                )
+            file, line, short = self._last_base
+            reason = Reason(file, line, short, when, note, module in self._last_guards,
                             item.live is Liveness.UNKNOWN)
         lst = self.reasons.setdefault(module, [])
         if (module, reason) not in self._seen:
@@ -490,10 +497,7 @@ class _Collector:
         self._hidden(item, key, args, balancers)
 
     def _choose(self, key: str, sources: list[str]) -> str | None:
-        idents = []
-        for source in sources:
-            info = table.module_by_source(source)
-            idents.append(info.identifier if info else module_identifier(source))
+        idents = _identifiers(tuple(sources))
         if len(idents) == 1:
             return idents[0]
         if any(i.startswith("mpm_") for i in idents):
@@ -686,13 +690,21 @@ class _Collector:
             self.add(first, "proxy_balancer_module", RUNTIME, "balancer:// URLs are served by mod_proxy_balancer")
 
 
-def _choose_mpm(configset: ConfigSet, target: Target) -> tuple[str, list[Reason]]:
+@functools.lru_cache(maxsize=None)
+def _identifiers(sources: tuple[str, ...]) -> tuple[str, ...]:
+    out = []
+    for source in sources:
+        info = table.module_by_source(source)
+        out.append(info.identifier if info else module_identifier(source))
+    return tuple(out)
+
+
+def _choose_mpm(view, target: Target) -> tuple[str, list[Reason]]:
     """The MPM: the target's, else the one the configuration loads, else the one its MPM settings need."""
     if target.modules is not None:
         for mpm in _MPMS:
             if mpm in target.modules:
                 return mpm, [Reason("", 0, "", STARTUP, f"{mpm} is loaded by the target")]
-    view = configset.view(Target(target.version, None, target.defines, target.environment))
     prefork: list[Item] = []
     threaded: list[Item] = []
     for item in view.items:
@@ -717,8 +729,7 @@ def _choose_mpm(configset: ConfigSet, target: Target) -> tuple[str, list[Reason]
     ]
 
 
-def _config_loads(configset: ConfigSet, target: Target) -> dict[str, list[Item]]:
-    view = configset.view(Target(target.version, None, target.defines, target.environment))
+def _config_loads(view) -> dict[str, list[Item]]:
     out: dict[str, list[Item]] = {}
     for item in view.items:
         if item.key == "loadmodule" and item.args and item.live is not Liveness.DEAD:
@@ -741,8 +752,9 @@ def required_modules(configset: ConfigSet, *, target: Target = DEFAULT_TARGET) -
     Raises :class:`~httpd24.config.ParseError` on an Include cycle.
     """
     known = table.modules()
-    mpm, mpm_reasons = _choose_mpm(configset, target)
-    config_loads = _config_loads(configset, target)
+    first = configset.view(Target(target.version, None, target.defines, target.environment))
+    mpm, mpm_reasons = _choose_mpm(first, target)
+    config_loads = _config_loads(first)
     loaded_by_config = {m for m in config_loads if m not in _MPMS}
     base = set(ALWAYS) | set(target.modules or ()) | {mpm}
     base -= {m for m in _MPMS if m != mpm}

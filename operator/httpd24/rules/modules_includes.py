@@ -27,6 +27,15 @@ REMOVED_MODULES = {
 RENAMED_MODULES = {"disk_cache_module": "cache_disk_module", "authn_alias_module": "authn_core_module"}
 
 
+def requirements_of(ctx):
+    """``required_modules`` of the context's configuration, computed once per context."""
+    cached = ctx.__dict__.get("_httpd24_required_modules")
+    if cached is None:
+        cached = required_modules(ctx.configset, target=ctx.target)
+        ctx.__dict__["_httpd24_required_modules"] = cached
+    return cached
+
+
 def _load_path(module_dir: str, identifier: str) -> str:
     info = table.modules().get(identifier)
     so = info.so if info else f"mod_{identifier[: -len('_module')]}.so"
@@ -300,7 +309,7 @@ class ModuleNotLoaded(Rule):
         if not loads:
             return
         loaded = {item.args[0] for item in loads}
-        requirements = required_modules(ctx.configset, target=ctx.target)
+        requirements = requirements_of(ctx)
         missing = []
         for module in requirements.modules:
             if module.name in loaded or module.third_party:
@@ -500,7 +509,7 @@ class UnknownDirective(Rule):
     summary = "No httpd 2.4 module provides this directive (third-party module, or a typo)"
 
     def check_config(self, ctx):
-        requirements = required_modules(ctx.configset, target=ctx.target)
+        requirements = requirements_of(ctx)
         handled = _handled_elsewhere()
         third_party = [m.name for m in requirements.modules if m.third_party]
         for reason in requirements.unknown:
