@@ -250,3 +250,41 @@ def test_ifmodule_renamed_dual_is_reported_as_dead_branch():
 )
 def test_ifmodule_renamed_noop(text):
     assert findings(text, "HT405") == []
+
+
+# -- HT406 directives no 2.4 module provides ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param("Alias /a /b\n", id="standard"),
+        pytest.param("<IfModule mod_wsgi.c>\nWSGIScriptAlias / /srv/app.wsgi\n</IfModule>\n", id="guarded"),
+        pytest.param("RewriteLog /tmp/rewrite.log\n", id="another-rule-explains-it"),
+        pytest.param("<IfVersion < 2.3>\nWSGIScriptAlias / /a\n</IfVersion>\n", id="dead-ifversion-branch"),
+        pytest.param("<IfModule !mod_authz_core.c>\nWSGIScriptAlias / /a\n</IfModule>\n", id="dead-ifmodule-branch"),
+    ],
+)
+def test_unknown_directive_noop(text):
+    assert findings(text, "HT406") == []
+
+
+def test_unknown_directive_names_the_module():
+    [wsgi, typo] = findings("WSGIScriptAlias / /srv/app.wsgi\nAlais /a /b\n", "HT406")
+    assert wsgi.severity == Severity.ERROR and wsgi.fix is None and "mod_wsgi" in wsgi.message
+    assert typo.line == 2 and "typo" in typo.message
+
+
+def test_unknown_directive_with_a_loaded_third_party_module_is_a_warning():
+    text = "LoadModule passenger_module modules/mod_passenger.so\nPassengerRoot /opt/passenger\n"
+    [finding] = findings(text, "HT406")
+    assert finding.severity == Severity.WARNING and "passenger_module" in finding.message
+
+
+@pytest.mark.apache
+def test_unknown_directive_is_what_real_httpd_rejects(httpd):
+    text = "ServerAdmin a@example.org\nPassengerHighPerformance on\n"
+    [finding] = findings(text, "HT406")
+    result = configtest({"u.conf": text}, "u.conf", ["mpm_event_module"], httpd=httpd)
+    assert not result.ok and f"line {finding.line} of u.conf" in result.output
+    assert "Invalid command 'PassengerHighPerformance'" in result.output
