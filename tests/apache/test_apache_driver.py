@@ -164,6 +164,10 @@ def test_instance_status_by_source_address(httpd):
         lines = srv.wait_access_log(2)
         assert re.match(r'^127\.0\.0\.2 - - \[.*\] "GET /server-status\?auto HTTP/1\.1" 200 ', lines[0])
         assert re.match(r'^127\.0\.0\.3 - - \[.*\] "GET /server-status HTTP/1\.1" 403 ', lines[1])
+        # The error log is written by the child after the response: wait for it on a loaded machine.
+        deadline = time.monotonic() + 10
+        while "AH01630" not in srv.error_log() and time.monotonic() < deadline:
+            time.sleep(0.05)
         assert re.search(r"AH01630: client denied by server configuration: .*server-status", srv.error_log())
         assert "[client 127.0.0.3:" in srv.error_log()
     # logs stay readable after stop
