@@ -55,7 +55,7 @@ class Webhook:
             sys.executable, "-m", "httpd24.k8s.main", "--no-operator",
             "--webhook-addr", "127.0.0.1", "--webhook-port", str(self.port),
             "--tls-cert-file", str(files.cert), "--tls-key-file", str(files.key), "--tls-ca-file", str(files.ca),
-            "--manage-webhooks", "--webhook-name", WEBHOOK_NAME, "--timeout-seconds", "10",
+            "--manage-webhooks", "--webhook-name", WEBHOOK_NAME, "--timeout-seconds", "30",
             "--metrics-addr", "127.0.0.1", "--metrics-port", str(self.metrics_port),
             "--operator-namespace", "httpd24-system", "--log-format", "json",
         ]
@@ -369,3 +369,15 @@ def test_malformed_review_gets_400_with_a_reason(webhook):
         urllib.request.urlopen(request, context=context, timeout=5)
     assert caught.value.code == 400
     assert json.loads(caught.value.read())["error"].startswith("apiVersion must be")
+
+
+def test_near_one_mebibyte_config_is_migrated_through_the_apiserver(cluster, webhook):  # noqa: F811
+    ns = make_namespace(cluster, webhook, "migrate")
+    line = b"# padding padding padding padding padding padding padding padding\n"
+    data = b"ServerName big\nKeepAlive 5\n" + line * (900_000 // len(line))
+    # `create`, not `apply`: apply would copy 900 KB into last-applied-configuration (256 KiB annotation limit)
+    out = cluster.kubectl("create", "-n", ns, "-f", "-", input=manifest("big", {"httpd.conf": data}), timeout=120)
+    assert "Warning: httpd24 migrated HT120=1" in out.stderr
+    body = stored(cluster, ns, "big")
+    assert body["data"]["httpd.conf"].encode() == data.replace(b"KeepAlive 5\n", b"KeepAlive On\n", 1)
+    assert review.decode_original(body["metadata"]["annotations"]["httpd24.io/original"]) == {"httpd.conf": data}

@@ -375,8 +375,8 @@ def _analyze(files, origin, problems, skipped, layout: Layout, migrate: bool) ->
         return analysis
     analysis.findings = [_renamed(f, layout) for f in findings]
     if migrate:
-        fresh = api.load_mapping(named, entry=configset.entry, server_root=layout.server_root)
-        migration = api.migrate(fresh, defaults=layout.defaults, applicability=Applicability.PRESERVE)
+        # The lint above only read the tree; migrate may edit it in place (one parse fewer).
+        migration = api.migrate(configset, defaults=layout.defaults, applicability=Applicability.PRESERVE)
         analysis.migration = migration
         analysis.applied = [_renamed(f, layout) for f in migration.applied]
         analysis.remaining = [_renamed(f, layout) for f in migration.remaining]
