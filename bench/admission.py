@@ -73,6 +73,37 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def descendants(pid: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as handle:
+                    ppid = int(handle.read().rsplit(")", 1)[1].split()[1])
+            except OSError:
+                continue
+            children.setdefault(ppid, []).append(int(entry))
+    out, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        out.append(current)
+        todo.extend(children.get(current, []))
+    return out
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """user+system CPU of the processes (load-independent cost, unlike wall-clock latency)."""
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+        except OSError:
+            pass
+    return total / os.sysconf("SC_CLK_TCK")
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     if not ordered:
@@ -81,7 +112,11 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[index]
 
 
+WEBHOOK_PIDS: list[int] = []
+
+
 async def run_cell(send, total: int, concurrency: int) -> tuple[list[float], int]:
+    cpu_before = cpu_seconds(WEBHOOK_PIDS)
     latencies: list[float] = []
     errors = 0
     counter = iter(range(total))
@@ -99,7 +134,11 @@ async def run_cell(send, total: int, concurrency: int) -> tuple[list[float], int
                 errors += 1
 
     await asyncio.gather(*(worker() for _ in range(concurrency)))
+    LAST_CPU[0] = (cpu_seconds(WEBHOOK_PIDS) - cpu_before) / max(total, 1)
     return latencies, errors
+
+
+LAST_CPU = [0.0]
 
 
 def review_body(text: str, namespace: str, name: str) -> bytes:
@@ -130,7 +169,6 @@ async def bench(args, cluster, hook_port: int, ca: Path, namespace: str) -> list
     async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(ssl=context, limit=200)) as session, Api(limit=200) as kube:
         for lines in SIZES:
             total = args.requests if lines < 10_000 else max(args.requests // 4, 20)
-            bodies = {}
             for concurrency in CONCURRENCY:
                 # -- direct
                 url = f"https://127.0.0.1:{hook_port}/{VALIDATE_ID}"
@@ -144,13 +182,14 @@ async def bench(args, cluster, hook_port: int, ca: Path, namespace: str) -> list
 
                 await run_cell(direct, min(10, total), concurrency)  # warm-up
                 latencies, errors = await run_cell(direct, total, concurrency)
-                rows.append(("direct", lines, concurrency, total, latencies, errors))
+                rows.append(("direct", lines, concurrency, total, latencies, errors, LAST_CPU[0]))
                 report(rows[-1])
                 # -- through the apiserver, labelled (both webhooks) and unlabelled (no webhook)
                 for labelled in (True, False):
                     prefix = uuid.uuid4().hex[:8]
+                    texts = [config(lines, uuid.uuid4().hex) for _ in range(total)]  # nothing cached
 
-                    async def create(i: int, labelled=labelled, prefix=prefix) -> bool:
+                    async def create(i: int, labelled=labelled, prefix=prefix, texts=texts) -> bool:
                         body = {
                             "apiVersion": "v1", "kind": "ConfigMap",
                             "metadata": {"name": f"b-{prefix}-{i}",
@@ -162,31 +201,35 @@ async def bench(args, cluster, hook_port: int, ca: Path, namespace: str) -> list
 
                     latencies, errors = await run_cell(create, total, concurrency)
                     path = "apiserver" if labelled else "apiserver, no label (no webhook)"
-                    rows.append((path, lines, concurrency, total, latencies, errors))
+                    rows.append((path, lines, concurrency, total, latencies, errors, LAST_CPU[0]))
                     report(rows[-1])
                     await kube.request("DELETE", f"/api/v1/namespaces/{namespace}/configmaps")
     return rows
 
 
 def report(row) -> None:
-    path, lines, concurrency, total, latencies, errors = row
+    path, lines, concurrency, total, latencies, errors, cpu = row
     print(
         f"  {path:34} {lines:>6} lines  c={concurrency:<3} n={total:<4} p50 {percentile(latencies, 50)*1000:7.1f} ms"
-        f"  p95 {percentile(latencies, 95)*1000:7.1f} ms  p99 {percentile(latencies, 99)*1000:7.1f} ms  errors {errors}",
+        f"  p95 {percentile(latencies, 95)*1000:7.1f} ms  p99 {percentile(latencies, 99)*1000:7.1f} ms  errors {errors}"
+        f"  webhook CPU {cpu*1000:6.1f} ms/request",
         file=sys.stderr, flush=True,
     )
 
 
 def table(rows, mode: str) -> str:
     out = [
-        f"| path ({mode} mode) | lines | concurrency | requests | p50 ms | p95 ms | p99 ms | errors |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
+        f"| path ({mode} mode) | lines | concurrency | requests | p50 ms | p95 ms | p99 ms | errors "
+        "| webhook CPU ms/request |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for path, lines, concurrency, total, latencies, errors in rows:
+    for path, lines, concurrency, total, latencies, errors, cpu in rows:
         out.append(
             f"| {path} | {lines:,} | {concurrency} | {total} | {percentile(latencies, 50)*1000:.1f} | "
-            f"{percentile(latencies, 95)*1000:.1f} | {percentile(latencies, 99)*1000:.1f} | {errors} |"
+            f"{percentile(latencies, 95)*1000:.1f} | {percentile(latencies, 99)*1000:.1f} | {errors} | {cpu*1000:.1f} |"
         )
+    load = os.getloadavg()
+    out.append(f"\nload average during the run: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f} on {os.cpu_count()} CPUs")
     return "\n".join(out)
 
 
@@ -194,11 +237,17 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--requests", type=int, default=200, help="requests per cell (10,000 lines: a quarter)")
     parser.add_argument("--quick", action="store_true", help="50 requests per cell")
+    parser.add_argument("--sizes", default="100,1000,10000", help="config sizes in lines (comma-separated)")
+    parser.add_argument("--concurrency", default="1,10,50", help="concurrency levels (comma-separated)")
+    parser.add_argument("--review-workers", type=int, default=None, help="passed to the webhook (default: its own)")
     parser.add_argument("--mode", default="warn", choices=["audit", "warn", "migrate", "enforce"],
                         help="namespace mode during the run (default: warn; every request is allowed)")
     args = parser.parse_args(argv)
     if args.quick:
         args.requests = 50
+    global SIZES, CONCURRENCY
+    SIZES = tuple(int(x) for x in args.sizes.split(","))
+    CONCURRENCY = tuple(int(x) for x in args.concurrency.split(","))
     import cluster_fixture
 
     cluster = cluster_fixture.session_cluster()
@@ -213,7 +262,8 @@ def main(argv=None) -> int:
         [sys.executable, "-m", "httpd24.k8s.main", "--no-operator", "--webhook-addr", "127.0.0.1",
          "--webhook-port", str(port), "--tls-cert-file", str(files.cert), "--tls-key-file", str(files.key),
          "--tls-ca-file", str(files.ca), "--manage-webhooks", "--webhook-name", "httpd24-bench",
-         "--metrics-addr", "127.0.0.1", "--metrics-port", str(metrics_port), "--quiet"],
+         "--metrics-addr", "127.0.0.1", "--metrics-port", str(metrics_port), "--quiet",
+         *(["--review-workers", str(args.review_workers)] if args.review_workers is not None else [])],
         stdout=log, stderr=subprocess.STDOUT, env=dict(cluster.env, PYTHONUNBUFFERED="1"),
     )
     namespace = f"bench-{uuid.uuid4().hex[:6]}"
@@ -235,7 +285,8 @@ def main(argv=None) -> int:
                 if json.loads(resp.read()).get(namespace, {}).get("mode") == args.mode:
                     break
             time.sleep(0.1)
-        print(f"webhook pid {hook.pid}, namespace {namespace}, mode {args.mode}", file=sys.stderr)
+        WEBHOOK_PIDS[:] = descendants(hook.pid)
+        print(f"webhook pids {WEBHOOK_PIDS}, namespace {namespace}, mode {args.mode}", file=sys.stderr)
         rows = asyncio.run(bench(args, cluster, port, files.ca, namespace))
         print(table(rows, args.mode))
         return 0 if all(r[5] == 0 for r in rows) else 1
