@@ -37,6 +37,7 @@ Environment (read at start-up):
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import hashlib
 import json
 import logging
@@ -90,7 +91,12 @@ class Controller:
         self.plans: dict[Key, tuple[str, Any]] = {}  # (ns, server) -> (input digest, Plan | PlanError)
         self.announced: dict[Key, str] = {}  # last event (reason+hash) per server, to emit each decision once
         self.cleaned: dict[Key, str] = {}
+        #: url -> digest of the body this process last wrote there (ConfigMaps, Services): skips a GET
+        #: and a no-op apply on every status-driven reconcile; cleared by each resync.
+        self.written: dict[str, str] = {}
         self.tasks: list[asyncio.Task] = []
+        # plans (pure Python) and httpd -t runs (subprocesses) run here, not in kopf's executor
+        self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="httpd24-plan")
 
     # -- index and queue ------------------------------------------------------------------
     def observe_server(self, namespace: str, name: str, spec: dict | None, deleted: bool = False) -> None:
@@ -105,6 +111,11 @@ class Controller:
         if deleted:
             for table in (self.plans, self.announced, self.cleaned, self.failures):
                 table.pop(key, None)
+            prefix = path("v1", "services", namespace, name)
+            self.written.pop(prefix, None)
+            cm_prefix = path("v1", "configmaps", namespace, f"{name}-")
+            for url in [u for u in self.written if u.startswith(cm_prefix)]:
+                del self.written[url]
             return
         cm = ((spec or {}).get("configMapRef") or {}).get("name")
         if cm:
@@ -140,6 +151,7 @@ class Controller:
                 raise
             except Exception as e:  # keep the worker alive; retry with backoff
                 n = self.failures[key] = self.failures.get(key, 0) + 1
+                self.written.pop(path("v1", "services", key[0], key[1]), None)
                 delay = min(60.0, 0.5 * 2 ** min(n, 7))
                 level = logging.INFO if isinstance(e, ApiError) and e.status == 409 else logging.WARNING
                 log.log(level, "reconcile of %s/%s failed (%s: %s); retry in %.1fs", *key, type(e).__name__, e, delay)
@@ -171,6 +183,7 @@ class Controller:
     async def resync(self, every: float) -> None:
         while True:
             await asyncio.sleep(every)
+            self.written.clear()
             for key in list(self.refs):
                 self.enqueue(key)
 
@@ -191,6 +204,7 @@ class Controller:
         await asyncio.gather(*self.tasks, return_exceptions=True)
         self.tasks = []
         await self.kube.close()
+        self.pool.shutdown(wait=False, cancel_futures=True)
         self.gate.close()
 
     # -- events ---------------------------------------------------------------------------
@@ -263,7 +277,7 @@ class Controller:
             plan = cached[1]
         else:
             try:
-                plan = await asyncio.to_thread(rollout.plan, name, namespace, spec, cm)
+                plan = await asyncio.get_running_loop().run_in_executor(self.pool, rollout.plan, name, namespace, spec, cm)
             except rollout.PlanError as e:
                 plan = e
             self.plans[key] = (digest, plan)
@@ -279,7 +293,7 @@ class Controller:
         migrated = self.migrated_condition(plan, generation)
 
         # the gate
-        result = await asyncio.to_thread(self.gate.check, plan.files, plan.hash, plan.mpm)
+        result = await asyncio.get_running_loop().run_in_executor(self.pool, self.gate.check, plan.files, plan.hash, plan.mpm)
         if not result.cached:
             CONFIGTESTS.labels("ok" if result.ok else "failed").inc()
             if not result.ok:
@@ -298,14 +312,20 @@ class Controller:
         # write: ConfigMap (immutable, by hash), Service, Deployment
         cm_body = rollout.configmap(server, plan)
         cm_url = path("v1", "configmaps", namespace, cm_body["metadata"]["name"])
-        if await self.kube.get(cm_url) is None:
-            try:
-                await self.kube.create(path("v1", "configmaps", namespace), cm_body)
-            except ApiError as e:
-                if e.status != 409:
-                    raise
+        if self.written.get(cm_url) != plan.hash:
+            if await self.kube.get(cm_url) is None:
+                try:
+                    await self.kube.create(path("v1", "configmaps", namespace), cm_body)
+                except ApiError as e:
+                    if e.status != 409:
+                        raise
+            self.written[cm_url] = plan.hash
         svc_body = rollout.service(server, plan)
-        await self.apply_if_changed(path("v1", "services", namespace, name), svc_body)
+        svc_url = path("v1", "services", namespace, name)
+        svc_digest = _digest(svc_body)
+        if self.written.get(svc_url) != svc_digest:
+            await self.apply_if_changed(svc_url, svc_body)
+            self.written[svc_url] = svc_digest
         dep_body = rollout.deployment(server, plan)
         previous_hash = (((dep or {}).get("spec") or {}).get("template", {}).get("metadata", {}).get("annotations") or {}).get(
             rollout.ANNOTATION_HASH)
@@ -362,7 +382,9 @@ class Controller:
         for item in await self.kube.list(path("v1", "configmaps", namespace), label_selector=selector):
             other = item["metadata"]["name"]
             if other != keep:
-                await self.kube.delete(path("v1", "configmaps", namespace, other))
+                url = path("v1", "configmaps", namespace, other)
+                await self.kube.delete(url)
+                self.written.pop(url, None)
 
     async def write_status(
         self, server: dict, status: dict, conditions: list[dict], *, dep: dict | None = None,
@@ -427,14 +449,14 @@ async def _cleanup(**_: Any) -> None:
 
 
 @kopf.on.event(GROUP, VERSION, PLURAL)
-def _server_event(event: dict, namespace: str, name: str, spec: dict, **_: Any) -> None:
+async def _server_event(event: dict, namespace: str, name: str, spec: dict, **_: Any) -> None:
     if _controller is None:
         return
     _controller.observe_server(namespace, name, spec, deleted=event.get("type") == "DELETED")
 
 
 @kopf.on.event("apps", "v1", "deployments", labels={rollout.LABEL_MANAGED: rollout.MANAGED_BY})
-def _deployment_event(event: dict, namespace: str, labels: dict, **_: Any) -> None:
+async def _deployment_event(event: dict, namespace: str, labels: dict, **_: Any) -> None:
     server = labels.get(rollout.LABEL_SERVER)
     if _controller is not None and server:  # also DELETED: the reconcile puts it back
         _controller.enqueue((namespace, server))

@@ -123,22 +123,24 @@ def plan(name: str, namespace: str, spec: HttpdServerSpec, configmap: Mapping[st
     cs = api.load_mapping(files, entry=entry, server_root=mainconf.SERVER_ROOT)
     if cs.errors:
         raise PlanError("ParseError", "; ".join(str(e) for e in cs.errors[:5]))
+    applied = 0
+    deployed = cs
     try:
-        findings = api.lint(cs, defaults=spec.defaults)
+        if spec.migration == "migrated":
+            migration = api.migrate(cs, defaults=spec.defaults)
+            if migration.failures:
+                raise PlanError("MigrationFailed", "; ".join(migration.failures[:3]))
+            files = dict(migration.files)
+            applied = len(migration.applied)
+            remaining = migration.remaining
+            # what was rewritten plus what is left: the findings of the stored text, without linting twice
+            findings = list(migration.applied) + list(remaining)
+            deployed = migration.configset or api.load_mapping(files, entry=entry, server_root=mainconf.SERVER_ROOT)
+        else:
+            findings = remaining = api.lint(cs, defaults=spec.defaults)
     except api.ParseError as e:
         raise PlanError("ParseError", str(e)) from None
     counts = _severity_counts(findings)
-    applied = 0
-    remaining = findings
-    deployed = cs
-    if spec.migration == "migrated":
-        migration = api.migrate(cs, defaults=spec.defaults)
-        if migration.failures:
-            raise PlanError("MigrationFailed", "; ".join(migration.failures[:3]))
-        files = dict(migration.files)
-        applied = len(migration.applied)
-        remaining = migration.remaining
-        deployed = migration.configset or api.load_mapping(files, entry=entry, server_root=mainconf.SERVER_ROOT)
     try:
         required = api.required_modules(deployed)
     except api.ParseError as e:
