@@ -381,3 +381,47 @@ def test_near_one_mebibyte_config_is_migrated_through_the_apiserver(cluster, web
     body = stored(cluster, ns, "big")
     assert body["data"]["httpd.conf"].encode() == data.replace(b"KeepAlive 5\n", b"KeepAlive On\n", 1)
     assert review.decode_original(body["metadata"]["annotations"]["httpd24.io/original"]) == {"httpd.conf": data}
+
+
+def test_namespace_and_configmap_in_one_apply_get_the_namespace_mode(cluster, webhook):  # noqa: F811
+    """No race with the namespace index: a namespace the webhook has not seen yet is read once."""
+    name = f"adm-race-{uuid.uuid4().hex[:6]}"
+    namespace = {"apiVersion": "v1", "kind": "Namespace",
+                 "metadata": {"name": name, "labels": {"httpd24.io/mode": "enforce"}}}
+    configmap = json.loads(manifest("web", {"httpd.conf": b"KeepAlive 5\n"}))
+    configmap["metadata"]["namespace"] = name
+    both = {"apiVersion": "v1", "kind": "List", "items": [namespace, configmap]}
+    out = cluster.kubectl("apply", "-f", "-", input=json.dumps(both), check=False)
+    assert f"namespace/{name} created" in out.stdout
+    assert out.returncode == 1 and DENIED + "1 problem must be fixed for httpd 2.4 (httpd24 mode: enforce):" in out.stderr
+
+
+def _post(webhook, path: str, body: bytes):
+    import ssl
+
+    context = ssl.create_default_context(cafile=str(Path(webhook.log_path).parent / "tls" / "ca.crt"))
+    request = urllib.request.Request(f"https://127.0.0.1:{webhook.port}{path}", data=body, method="POST")
+    try:
+        with urllib.request.urlopen(request, context=context, timeout=10) as resp:
+            return resp.status, json.loads(resp.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+def test_requests_for_other_kinds_are_allowed_with_a_warning(webhook):
+    review_body = {
+        "apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+        "request": {
+            "uid": "u-9", "operation": "CREATE", "userInfo": {"username": "x"},
+            "resource": {"group": "apps", "version": "v1", "resource": "deployments"},
+            "object": {"kind": "Deployment"},
+        },
+    }
+    status, answer = _post(webhook, "/validate-configmap", json.dumps(review_body).encode())
+    assert status == 200
+    assert answer["response"]["allowed"] is True and answer["response"]["uid"] == "u-9"
+    assert "reviews only core/v1 configmaps, not apps/v1/deployments" in answer["response"]["warnings"][0]
+    status, answer = _post(webhook, "/somewhere", json.dumps(review_body).encode())
+    assert status == 404 and "use /validate-configmap or /mutate-configmap" in answer["error"]
+    status, answer = _post(webhook, "/mutate-configmap", b"\xff not json")
+    assert status == 400 and answer["error"].startswith("the body is not JSON")
