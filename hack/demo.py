@@ -413,6 +413,9 @@ def run_demo(args: argparse.Namespace) -> int:
                 subprocess.run([str(CLUSTER_SH), "down"], env=dict(env0, HTTPD24_CLUSTER_DIR=str(state_dir)),
                                capture_output=True, timeout=180)
                 say("cluster stopped")
+            import shutil
+
+            shutil.rmtree(work, ignore_errors=True)
             say("done")
 
 
