@@ -28,8 +28,12 @@ def test_removed_module_noop(text):
 @pytest.mark.parametrize(
     ("before", "after"),
     [
-        pytest.param("LoadModule authn_alias_module modules/mod_authn_alias.so\n",
-                     "LoadModule authn_core_module modules/mod_authn_core.so\n", id="authn-alias"),
+        pytest.param("LoadModule authn_alias_module modules/mod_authn_alias.so\n"
+                     "<AuthnProviderAlias file f>\nAuthUserFile /u\n</AuthnProviderAlias>\n",
+                     "LoadModule authn_core_module modules/mod_authn_core.so\n"
+                     "<AuthnProviderAlias file f>\nAuthUserFile /u\n</AuthnProviderAlias>\n", id="authn-alias"),
+        pytest.param("LoadModule authn_alias_module modules/mod_authn_alias.so\nUser a\n", "User a\n",
+                     id="authn-alias-unused"),
         pytest.param("LoadModule authn_core_module modules/mod_authn_core.so\n"
                      "LoadModule authn_alias_module modules/mod_authn_alias.so\n",
                      "LoadModule authn_core_module modules/mod_authn_core.so\n", id="authn-alias-core-loaded"),
@@ -187,6 +191,15 @@ def test_module_not_loaded_fix_adds_every_missing_module_once():
         "<IfModule !unixd_module>\n    LoadModule unixd_module modules/mod_unixd.so\n</IfModule>\n"
         "User apache\nAddOutputFilterByType DEFLATE text/html\n"
     )
+
+
+def test_module_not_loaded_access_compat_has_no_fix():
+    # HT5xx translates Order/Allow/Deny in the same migration; a stale LoadModule would remain.
+    text = "LoadModule mpm_event_module m/mod_mpm_event.so\n<Location />\nOrder deny,allow\nDeny from all\n</Location>\n"
+    [finding] = findings(text, "HT404")
+    assert finding.line == 3 and finding.fix is None
+    assert finding.replacement == "LoadModule access_compat_module m/mod_access_compat.so"
+    assert fixed(text, "HT404") == text
 
 
 def test_module_not_loaded_prefork_settings_choose_prefork():

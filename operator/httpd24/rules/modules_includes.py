@@ -72,7 +72,7 @@ class RemovedModule(Rule):
 
     ## Fix safety
     Safe for mod_authn_alias (its directive moved to mod_authn_core, which
-    is loaded instead unless it already is), mod_authn_default and
+    is loaded instead unless it already is or nothing needs it), mod_authn_default and
     mod_authz_default (their job is built into mod_authn_core/mod_authz_core:
     the line is removed), mod_disk_cache (renamed: the line loads
     mod_cache_disk from the same directory) and mod_example. For
@@ -99,6 +99,8 @@ class RemovedModule(Rule):
         already = instead is not None and any(
             other.args and other.args[0] == instead for other in ctx.items("loadmodule")
         )
+        if identifier == "authn_alias_module" and instead not in requirements_of(ctx):
+            already = True  # nothing uses mod_authn_core: just drop the line
         if instead and not already:
             new_path = _load_path(_module_dir(path), instead)
             text = f"LoadModule {instead} {new_path}"
@@ -255,6 +257,10 @@ MOVED = {
 }
 
 
+#: Modules HT404 reports without a fix: other rules' fixes usually make them unnecessary.
+DEFERRED = frozenset({"access_compat_module"})
+
+
 @register
 class ModuleNotLoaded(Rule):
     """
@@ -295,7 +301,10 @@ class ModuleNotLoaded(Rule):
     once) after the configuration's last one, from the same directory. Modules
     some builds compile in (Debian's apache2 has mod_unixd, mod_log_config,
     mod_logio, mod_version and mod_watchdog built in, where a `LoadModule`
-    of them fails) are loaded inside `<IfModule !name_module>`.
+    of them fails) are loaded inside `<IfModule !name_module>`. Not for
+    mod_access_compat: the HT5xx rules translate Order/Allow/Deny/Satisfy to
+    `Require` in the same migration, so its finding has no fix and remains
+    only where a person must translate.
     """
 
     code = "HT404"
@@ -320,6 +329,24 @@ class ModuleNotLoaded(Rule):
                        for r in module.reasons):
                 continue
             missing.append(module)
+        if not missing:
+            return
+        # Order/Allow/Deny/Satisfy are translated to Require by the HT5xx rules in the same
+        # migration: loading mod_access_compat for them would leave an unused module behind.
+        # Reported without a fix; it stays only if a person must translate them.
+        deferred = [m for m in missing if m.name in DEFERRED]
+        missing = [m for m in missing if m.name not in DEFERRED]
+        for module in deferred:
+            reason = next((r for r in module.reasons if r.file), None)
+            where = _item_at(ctx, reason) if reason else None
+            yield self.finding(
+                where or loads[-1],
+                f"{reason.directive if reason else 'the configuration'} needs {module.name}, which the "
+                f"configuration does not load ({MOVED[module.name]}): translate the 2.2 access control to "
+                "Require (HT5xx), or load it",
+                replacement=f"LoadModule {module.name} "
+                + _load_path(_module_dir(loads[-1].args[1]) if len(loads[-1].args) > 1 else "modules", module.name),
+            )
         if not missing:
             return
         last = loads[-1]
