@@ -317,3 +317,14 @@ def test_corpus_templates_are_substituted_not_skipped(pki):
     for name in templates:
         assert prepared_file(name, pki).placeholders, name
         assert not _GENERIC.search(prepared_file(name, pki).migrated), name
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_corpus_migration_is_idempotent_and_leaves_no_fixable_error(name):
+    source = (FILES / name).read_bytes()
+    once = api.migrate(api.load_mapping({name: source}, entry=name))
+    twice = api.migrate(api.load_mapping({name: once.files[name]}, entry=name))
+    assert twice.files[name] == once.files[name]
+    assert twice.applied == []
+    left = api.lint(api.load_mapping({name: once.files[name]}, entry=name))
+    assert not [f for f in left if f.fixable and f.severity == Severity.ERROR]
