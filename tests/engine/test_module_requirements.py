@@ -291,3 +291,21 @@ def test_every_case_has_something_checkable(httpd):
     """The exactness check above is not vacuous: most cases drop at least one module and fail."""
     checked = sum(any(_checkable(m, httpd) for m in req(t).modules) for t, _ in CASES.values())
     assert checked >= len(CASES) * 2 // 3
+
+
+def test_htaccess_files_of_a_server_config_are_runtime_requirements():
+    files = {
+        "httpd.conf": "AccessFileName .ht\n<Directory /srv/app>\nAllowOverride All\n</Directory>\n",
+        "app/.ht": "RewriteEngine on\n",
+        "other/.htaccess": "ExpiresActive on\n",
+        "notes/old.conf": "Alias /x /y\n",  # not included, not an access file: never read
+    }
+    result = req(files)
+    assert result.names() == ["mpm_event_module", "expires_module", "rewrite_module"]
+    [reason] = result.get("rewrite_module").reasons
+    assert reason.when == RUNTIME and not reason.conditional and ".htaccess" in reason.note
+
+
+def test_authtype_alone_needs_authz_core_at_runtime():
+    result = req("<Location />\nAuthType Basic\nAuthName x\nAuthUserFile /u\n</Location>\n")
+    assert result.get("authz_core_module").when == RUNTIME

@@ -32,6 +32,9 @@ absence shows:
 * ``"runtime"`` -- the server starts but requests fail or behave differently
   (a handler or filter name, a proxy scheme, the default authn provider).
 
+Files of the set named like ``AccessFileName`` (``.htaccess``) that nothing includes
+count too, as ``runtime`` reasons: httpd reads them per request.
+
 A reason is ``guarded`` when the directive sits inside ``<IfModule>`` of the
 very module it needs: without the module httpd skips the block silently, so
 ``-t`` cannot notice, but the block's settings are lost. A reason is
@@ -416,6 +419,8 @@ class _Collector:
         self.dm = table.directive_modules()
         self.reasons: dict[str, list[Reason]] = {}
         self._seen: set[tuple[str, Reason]] = set()
+        #: .htaccess files of a set with an entry file (read per request, never at start-up).
+        self.htaccess: set[str] = set()
         self._last_item: Item | None = None
         self._last_base: tuple[str, int, str] = ("", 0, "")
         self._last_guards: frozenset[str] = frozenset()  # membership in O(1): configs have thousands of reasons
@@ -433,11 +438,22 @@ class _Collector:
             return False
         if item.live is Liveness.UNKNOWN and self.configset.entry is not None:
             root = item.via[0].document.name if item.via else item.document.name
+            if root in self.htaccess:
+                return True  # httpd reads it per request (where AllowOverride allows)
             if root != self.configset.entry:
                 return False  # a file nothing includes: httpd never reads it
         return True
 
     def run(self) -> None:
+        names = {".htaccess"}
+        for item in self.view.items:
+            if item.key == "accessfilename" and item.live is not Liveness.DEAD:
+                names.update(item.args)
+        if self.configset.entry is not None:
+            self.htaccess = {
+                name for name in self.configset.documents
+                if name != self.configset.entry and (name.rsplit("/", 1)[-1] in names or name.endswith(".htaccess"))
+            }
         self.items = [item for item in self.view.items if self._counts(item)]
         # Names the configuration defines itself (filters, provider aliases).
         for item in self.items:
@@ -467,8 +483,11 @@ class _Collector:
                     if s.key == "ifmodule" and s.args and not s.args[0].startswith("!")
                 )
             file, line, short = self._last_base
-            reason = Reason(file, line, short, when, note, module in self._last_guards,
-                            item.live is Liveness.UNKNOWN)
+            conditional = item.live is Liveness.UNKNOWN
+            if file in self.htaccess:
+                when, conditional = RUNTIME, False
+                note = (note + "; " if note else "") + "an .htaccess file: httpd reads it per request"
+            reason = Reason(file, line, short, when, note, module in self._last_guards, conditional)
         lst = self.reasons.setdefault(module, [])
         if (module, reason) not in self._seen:
             self._seen.add((module, reason))
@@ -546,6 +565,8 @@ class _Collector:
                 add(item, module, RUNTIME, f"AuthType {args[0]} is implemented by mod_{module[:-7]}")
                 provider = {"basic": "authbasicprovider", "digest": "authdigestprovider",
                             "form": "authformprovider"}[kind]
+                add(item, "authz_core_module", RUNTIME,
+                    "who may pass after authentication is decided by mod_authz_core (Require)")
                 if not self._set_nearby(item, provider):
                     add(item, "authn_file_module", RUNTIME,
                         f"the default authn provider of AuthType {args[0]} is 'file'")
