@@ -113,7 +113,7 @@ def listing(cluster, kind, ns, selector=None):  # noqa: F811
     return json.loads(cluster.kubectl(*args).stdout)["items"]
 
 
-def wait_for(what, predicate, timeout=90, operator=None):
+def wait_for(what, predicate, timeout=180, operator=None):
     deadline = time.monotonic() + timeout
     last = None
     while time.monotonic() < deadline:

@@ -69,6 +69,19 @@ SERVERS = f"{GROUP}/{VERSION}"
 Key = tuple[str, str]
 
 
+def _slim(dep: dict | None) -> dict | None:
+    """What status and change detection need of a Deployment (keeps memory per server small)."""
+    if not dep:
+        return None
+    meta, spec = dep.get("metadata") or {}, dep.get("spec") or {}
+    tmpl = (spec.get("template") or {}).get("metadata") or {}
+    return {
+        "metadata": {"name": meta.get("name"), "generation": meta.get("generation"), "annotations": dict(meta.get("annotations") or {})},
+        "spec": {"replicas": spec.get("replicas"), "template": {"metadata": {"annotations": dict(tmpl.get("annotations") or {})}}},
+        "status": dict(dep.get("status") or {}),
+    }
+
+
 def _digest(obj: Any) -> str:
     return hashlib.sha256(json.dumps(obj, sort_keys=True).encode()).hexdigest()[:16]
 
@@ -88,7 +101,14 @@ class Controller:
         self.running: set[Key] = set()
         self.dirty: set[Key] = set()
         self.failures: dict[Key, int] = {}
-        self.plans: dict[Key, tuple[str, Any]] = {}  # (ns, server) -> (input digest, Plan | PlanError)
+        #: (ns, server) -> (spec digest, ConfigMap uid+resourceVersion, audit count, Plan | PlanError)
+        self.plans: dict[Key, tuple[str, str, int, Any]] = {}
+        #: Latest bodies seen on the watches (HttpdServers; Deployments slimmed to what status needs),
+        #: and the resourceVersion of each referenced ConfigMap from the metadata watch: a reconcile
+        #: caused by a Deployment status change costs one status PATCH, not four requests.
+        self.bodies: dict[Key, dict] = {}
+        self.deps: dict[Key, dict] = {}
+        self.cm_versions: dict[Key, str] = {}
         self.announced: dict[Key, str] = {}  # last event (reason+hash) per server, to emit each decision once
         self.cleaned: dict[Key, str] = {}
         #: url -> digest of the body this process last wrote there (ConfigMaps, Services): skips a GET
@@ -99,8 +119,11 @@ class Controller:
         self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="httpd24-plan")
 
     # -- index and queue ------------------------------------------------------------------
-    def observe_server(self, namespace: str, name: str, spec: dict | None, deleted: bool = False) -> None:
+    def observe_server(self, namespace: str, name: str, spec: dict | None, deleted: bool = False,
+                       body: dict | None = None) -> None:
         key = (namespace, name)
+        if body is not None:
+            self.bodies[key] = body
         old = self.refs.pop(key, None)
         if old is not None:
             users = self.by_configmap.get((namespace, old))
@@ -109,7 +132,7 @@ class Controller:
                 if not users:
                     del self.by_configmap[(namespace, old)]
         if deleted:
-            for table in (self.plans, self.announced, self.cleaned, self.failures):
+            for table in (self.plans, self.announced, self.cleaned, self.failures, self.bodies, self.deps):
                 table.pop(key, None)
             prefix = path("v1", "services", namespace, name)
             self.written.pop(prefix, None)
@@ -123,8 +146,15 @@ class Controller:
             self.by_configmap.setdefault((namespace, cm), set()).add(name)
         self.enqueue(key)
 
-    def observe_configmap(self, namespace: str, name: str) -> None:
-        for server in self.by_configmap.get((namespace, name), ()):
+    def observe_configmap(self, namespace: str, name: str, version: str | None = None) -> None:
+        users = self.by_configmap.get((namespace, name))
+        if not users:
+            return
+        if version:
+            self.cm_versions[(namespace, name)] = version
+        else:
+            self.cm_versions.pop((namespace, name), None)
+        for server in users:
             self.enqueue((namespace, server))
 
     def enqueue(self, key: Key, delay: float = 0) -> None:
@@ -170,10 +200,12 @@ class Controller:
             try:
                 async for kind, meta in self.kube.watch_metadata(url, label_selector=self.configmap_selector):
                     if kind == "RESYNC":
+                        self.cm_versions.clear()
                         for key in list(self.refs):
                             self.enqueue(key)
                     elif meta.get("namespace") and meta.get("name"):
-                        self.observe_configmap(meta["namespace"], meta["name"])
+                        version = None if kind == "DELETED" else f"{meta.get('uid')}/{meta.get('resourceVersion')}"
+                        self.observe_configmap(meta["namespace"], meta["name"], version)
             except asyncio.CancelledError:
                 raise
             except Exception as e:
@@ -184,6 +216,7 @@ class Controller:
         while True:
             await asyncio.sleep(every)
             self.written.clear()
+            self.deps.clear()
             for key in list(self.refs):
                 self.enqueue(key)
 
@@ -242,11 +275,11 @@ class Controller:
 
     # -- reconcile ------------------------------------------------------------------------
     async def reconcile(self, namespace: str, name: str) -> None:
-        server = await self.kube.get(path(SERVERS, PLURAL, namespace, name))
+        key = (namespace, name)
+        server = self.bodies.get(key) or await self.kube.get(path(SERVERS, PLURAL, namespace, name))
         if server is None or server["metadata"].get("deletionTimestamp"):
             self.observe_server(namespace, name, None, deleted=True)
             return
-        key = (namespace, name)
         generation = server["metadata"].get("generation")
         status = dict(server.get("status") or {})
         try:
@@ -260,29 +293,40 @@ class Controller:
         if self.refs.get(key) != spec.configMapRef.name:  # spec changed under us: keep the index right
             self.observe_server(namespace, name, server.get("spec"))
             self.queued.discard(key)
-        cm = await self.kube.get(path("v1", "configmaps", namespace, spec.configMapRef.name))
         dep_url = path("apps/v1", "deployments", namespace, name)
-        dep = await self.kube.get(dep_url)
-        if cm is None:
-            msg = f"ConfigMap {namespace}/{spec.configMapRef.name} not found"
-            await self.event(server, "Warning", "ConfigMapNotFound", msg, once=spec.configMapRef.name)
-            await self.write_status(server, status, [rollout.condition("ConfigValid", False, "ConfigMapNotFound", msg, generation)],
-                                    dep=dep, phase="Degraded" if dep else "Pending")
-            return
+        dep = self.deps.get(key)
+        if dep is None:
+            dep = _slim(await self.kube.get(dep_url))
 
-        # plan (cached by the inputs: the ConfigMap's version and the spec)
-        digest = _digest([cm["metadata"]["uid"], cm["metadata"]["resourceVersion"], server.get("spec")])
+        # plan, cached by its inputs: the spec and the ConfigMap's uid/resourceVersion (known from
+        # the metadata watch, so an unchanged ConfigMap is not even fetched)
+        spec_digest = _digest(server.get("spec"))
+        cm_key = (namespace, spec.configMapRef.name)
         cached = self.plans.get(key)
-        if cached and cached[0] == digest:
-            plan = cached[1]
+        known = self.cm_versions.get(cm_key)
+        if cached and cached[0] == spec_digest and known is not None and cached[1] == known:
+            _, _, cm_audit, plan = cached
         else:
-            try:
-                plan = await asyncio.get_running_loop().run_in_executor(self.pool, rollout.plan, name, namespace, spec, cm)
-            except rollout.PlanError as e:
-                plan = e
-            self.plans[key] = (digest, plan)
-        audit = rollout.audit_count((cm["metadata"].get("annotations") or {})) + rollout.audit_count(
-            server["metadata"].get("annotations") or {})
+            cm = await self.kube.get(path("v1", "configmaps", namespace, spec.configMapRef.name))
+            if cm is None:
+                msg = f"ConfigMap {namespace}/{spec.configMapRef.name} not found"
+                await self.event(server, "Warning", "ConfigMapNotFound", msg, once=spec.configMapRef.name)
+                await self.write_status(server, status, [rollout.condition("ConfigValid", False, "ConfigMapNotFound", msg, generation)],
+                                        dep=dep, phase="Degraded" if dep else "Pending")
+                return
+            version = f"{cm['metadata']['uid']}/{cm['metadata']['resourceVersion']}"
+            self.cm_versions[cm_key] = version
+            cm_audit = rollout.audit_count(cm["metadata"].get("annotations") or {})
+            if cached and cached[0] == spec_digest and cached[1] == version:
+                plan = cached[3]
+            else:
+                try:
+                    plan = await asyncio.get_running_loop().run_in_executor(self.pool, rollout.plan, name, namespace, spec, cm)
+                except rollout.PlanError as e:
+                    plan = e
+            self.plans[key] = (spec_digest, version, cm_audit, plan)
+        digest = _digest([spec_digest, self.plans[key][1]])
+        audit = cm_audit + rollout.audit_count(server["metadata"].get("annotations") or {})
         if isinstance(plan, rollout.PlanError):
             await self.event(server, "Warning", plan.reason, plan.message, once=digest)
             await self.write_status(server, status, [rollout.condition("ConfigValid", False, plan.reason, plan.message, generation)],
@@ -330,6 +374,8 @@ class Controller:
         previous_hash = (((dep or {}).get("spec") or {}).get("template", {}).get("metadata", {}).get("annotations") or {}).get(
             rollout.ANNOTATION_HASH)
         changed, dep = await self.apply_if_changed(dep_url, dep_body, live=dep)
+        dep = _slim(dep)
+        self.deps[key] = dep
         if changed:
             if previous_hash != plan.hash:
                 ROLLOUTS.inc()
@@ -416,7 +462,9 @@ class Controller:
             return
         patch = dict(status)
         patch.update({k: None for k in old if k not in status})  # merge patch: null removes a field
-        await self.kube.merge_patch(path(SERVERS, PLURAL, meta["namespace"], meta["name"], "status"), {"status": patch})
+        updated = await self.kube.merge_patch(path(SERVERS, PLURAL, meta["namespace"], meta["name"], "status"), {"status": patch})
+        if updated:
+            self.bodies[(meta["namespace"], meta["name"])] = updated
 
 
 # --- kopf wiring ----------------------------------------------------------------------------
@@ -452,11 +500,16 @@ async def _cleanup(**_: Any) -> None:
 async def _server_event(event: dict, namespace: str, name: str, spec: dict, **_: Any) -> None:
     if _controller is None:
         return
-    _controller.observe_server(namespace, name, spec, deleted=event.get("type") == "DELETED")
+    deleted = event.get("type") == "DELETED"
+    _controller.observe_server(namespace, name, spec, deleted=deleted, body=None if deleted else event.get("object"))
 
 
 @kopf.on.event("apps", "v1", "deployments", labels={rollout.LABEL_MANAGED: rollout.MANAGED_BY})
 async def _deployment_event(event: dict, namespace: str, labels: dict, **_: Any) -> None:
     server = labels.get(rollout.LABEL_SERVER)
     if _controller is not None and server:  # also DELETED: the reconcile puts it back
+        if event.get("type") == "DELETED":
+            _controller.deps.pop((namespace, server), None)
+        elif event.get("object"):
+            _controller.deps[(namespace, server)] = _slim(event["object"])
         _controller.enqueue((namespace, server))
