@@ -151,14 +151,33 @@ CASES = {
 }
 
 
+def with_authz_core(expected: list[str]) -> list[str]:
+    """Every list also holds mod_authz_core (see test_authz_core_is_always_required), in name order after the MPM."""
+    if "authz_core_module" in expected:
+        return expected
+    # load order is by shared object name: mod_authz_core.so goes before the first one after it
+    at = next((i for i, name in enumerate(expected) if i and f"mod_{name[:-7]}.so" > "mod_authz_core.so"),
+              len(expected))
+    return expected[:at] + ["authz_core_module"] + expected[at:]
+
+
 @pytest.mark.parametrize(("text", "expected"), list(CASES.values()), ids=list(CASES))
 def test_exact_modules(text, expected):
-    assert req(text).names() == expected
+    assert req(text).names() == with_authz_core(expected)
+
+
+def test_authz_core_is_always_required():
+    # Without mod_authz_core httpd 2.4 answers 500 to every request (AH00025), whatever the
+    # configuration (test_module_requirements_running proves it on a real server).
+    module = req("ServerAdmin a@example.org\n").get("authz_core_module")
+    assert module is not None and module.when == RUNTIME
+    assert any("AH00025" in r.note for r in module.reasons)
+    assert req("").names() == ["mpm_event_module", "authz_core_module"]
 
 
 def test_api_facade_calls_it():
     cs = api.load_mapping({"httpd.conf": "User daemon\n"})
-    assert api.required_modules(cs).names() == ["mpm_event_module", "unixd_module"]
+    assert api.required_modules(cs).names() == ["mpm_event_module", "authz_core_module", "unixd_module"]
 
 
 def test_reasons_say_where_and_when():
@@ -217,7 +236,7 @@ def test_unused_and_third_party():
         "LoadModule mem_cache_module modules/mod_mem_cache.so\n"
         "Alias /a /srv/a\n<IfModule mod_rewrite.c>\nRewriteEngine on\n</IfModule>\n"
     )
-    assert result.names() == ["mpm_event_module", "alias_module", "rewrite_module", "php5_module"]
+    assert result.names() == ["mpm_event_module", "alias_module", "authz_core_module", "rewrite_module", "php5_module"]
     assert result.unused == ["status_module", "mem_cache_module"]
     php = result.get("php5_module")
     assert php.third_party and php.so == "libphp5.so" and "rebuild" in php.reasons[0].note
@@ -227,14 +246,15 @@ def test_loaded_module_tested_by_ifmodule_stays():
     # The configuration loads mod_dir and tests it: dropping it would skip the block.
     result = req("LoadModule headers_module modules/mod_headers.so\n"
                  "<IfModule mod_headers.c>\nServerAdmin a@b\n</IfModule>\n")
-    assert result.names() == ["mpm_event_module", "headers_module"]
+    assert result.names() == ["mpm_event_module", "authz_core_module", "headers_module"]
     assert result.unused == []
 
 
 def test_mpm_from_loadmodule_and_target():
-    assert req("LoadModule mpm_worker_module modules/mod_mpm_worker.so\n").names() == ["mpm_worker_module"]
+    assert req("LoadModule mpm_worker_module modules/mod_mpm_worker.so\n").names() == [
+        "mpm_worker_module", "authz_core_module"]
     target = Target(modules=frozenset({"mpm_prefork_module"}))
-    assert req("ScriptLog /tmp/x\n", target=target).names() == ["mpm_prefork_module", "cgi_module"]
+    assert req("ScriptLog /tmp/x\n", target=target).names() == ["mpm_prefork_module", "authz_core_module", "cgi_module"]
 
 
 def test_includes_and_orphans():
@@ -243,7 +263,7 @@ def test_includes_and_orphans():
         "conf.d/a.conf": "Alias /a /b\n",
         "unused/b.conf": "RewriteEngine on\n",  # nothing includes it: httpd never reads it
     }
-    assert req(files).names() == ["mpm_event_module", "alias_module"]
+    assert req(files).names() == ["mpm_event_module", "alias_module", "authz_core_module"]
 
 
 def test_ifdefine_branch_is_conditional():
@@ -251,7 +271,7 @@ def test_ifdefine_branch_is_conditional():
     [reason] = result.get("ssl_module").reasons
     assert reason.conditional and not result.get("ssl_module").checked_by_configtest
     assert req("<IfDefine SSL>\nSSLEngine on\n</IfDefine>\n", target=Target(defines=frozenset())).names() == [
-        "mpm_event_module"]
+        "mpm_event_module", "authz_core_module"]
 
 
 def test_unknown_directives_are_listed():
@@ -301,7 +321,7 @@ def test_htaccess_files_of_a_server_config_are_runtime_requirements():
         "notes/old.conf": "Alias /x /y\n",  # not included, not an access file: never read
     }
     result = req(files)
-    assert result.names() == ["mpm_event_module", "expires_module", "rewrite_module"]
+    assert result.names() == ["mpm_event_module", "authz_core_module", "expires_module", "rewrite_module"]
     [reason] = result.get("rewrite_module").reasons
     assert reason.when == RUNTIME and not reason.conditional and ".htaccess" in reason.note
 

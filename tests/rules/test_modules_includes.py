@@ -140,16 +140,18 @@ def test_include_no_match_real_httpd(httpd):
 
 # -- HT404 modules a self-loading configuration does not load ----------------------------------
 
+AZ = "LoadModule authz_core_module m/mod_authz_core.so\n"
+
 
 @pytest.mark.parametrize(
     "text",
     [
         pytest.param("User apache\nAddOutputFilterByType DEFLATE text/html\n", id="no-loadmodule-lines"),
-        pytest.param("LoadModule mpm_event_module m/mod_mpm_event.so\nLoadModule unixd_module m/mod_unixd.so\n"
+        pytest.param(AZ + "LoadModule mpm_event_module m/mod_mpm_event.so\nLoadModule unixd_module m/mod_unixd.so\n"
                      "User apache\n", id="all-loaded"),
-        pytest.param("LoadModule mpm_event_module m/mod_mpm_event.so\n<IfModule mod_ssl.c>\nSSLEngine on\n"
+        pytest.param(AZ + "LoadModule mpm_event_module m/mod_mpm_event.so\n<IfModule mod_ssl.c>\nSSLEngine on\n"
                      "</IfModule>\n", id="guarded-by-ifmodule"),
-        pytest.param("LoadModule mpm_event_module m/mod_mpm_event.so\nLoadModule version_module m/mod_version.so\n"
+        pytest.param(AZ + "LoadModule mpm_event_module m/mod_mpm_event.so\nLoadModule version_module m/mod_version.so\n"
                      "<IfVersion < 2.3>\nUser apache\n</IfVersion>\n", id="dead-ifversion-branch"),
         pytest.param("LoadModule mpm_event_module m/mod_mpm_event.so\nLoadModule authz_core_module m/mod_authz_core.so\n"
                      "<IfModule !mod_authz_core.c>\nUser a\n</IfModule>\n", id="dead-ifmodule-branch"),
@@ -160,9 +162,9 @@ def test_module_not_loaded_noop(text):
 
 
 def test_module_not_loaded_ifversion_needs_mod_version():
-    [finding] = findings("LoadModule mpm_event_module m/mod_mpm_event.so\n<IfVersion < 2.3>\nUser a\n</IfVersion>\n",
-                         "HT404")
-    assert finding.line == 2 and "version_module" in finding.message
+    [finding] = findings(AZ + "LoadModule mpm_event_module m/mod_mpm_event.so\n<IfVersion < 2.3>\nUser a\n"
+                         "</IfVersion>\n", "HT404")
+    assert finding.line == 3 and "version_module" in finding.message
 
 
 def test_module_not_loaded_ifmodule_authz_core_keeps_the_24_branch():
@@ -170,12 +172,20 @@ def test_module_not_loaded_ifmodule_authz_core_keeps_the_24_branch():
     text = "LoadModule mpm_event_module m/mod_mpm_event.so\n<IfModule !mod_authz_core.c>\nUser a\n</IfModule>\n"
     [finding] = findings(text, "HT404")
     assert finding.replacement == "LoadModule authz_core_module m/mod_authz_core.so"
+    assert finding.line == 2  # at the <IfModule> that tests it
+
+
+def test_module_not_loaded_authz_core_for_every_request():
+    [finding] = findings("LoadModule mpm_event_module m/mod_mpm_event.so\n", "HT404")
+    assert finding.replacement == "LoadModule authz_core_module m/mod_authz_core.so"
+    assert "500" in finding.message
 
 
 def test_module_not_loaded_names_moved_modules():
     text = "LoadModule alias_module modules/mod_alias.so\nUser apache\nAddOutputFilterByType DEFLATE text/html\n"
     found = {f.replacement.split()[1]: f for f in findings(text, "HT404")}
-    assert sorted(found) == ["deflate_module", "filter_module", "mpm_event_module", "unixd_module"]
+    assert sorted(found) == ["authz_core_module", "deflate_module", "filter_module", "mpm_event_module",
+                             "unixd_module"]
     assert found["unixd_module"].line == 2 and "mod_unixd" in found["unixd_module"].message
     assert found["filter_module"].line == 3 and "mod_filter" in found["filter_module"].message
     assert all(f.severity == Severity.INFO for f in found.values())
@@ -186,6 +196,7 @@ def test_module_not_loaded_fix_adds_every_missing_module_once():
     assert fixed(text, "HT404") == (
         "LoadModule alias_module modules/mod_alias.so\n"
         "LoadModule mpm_event_module modules/mod_mpm_event.so\n"
+        "LoadModule authz_core_module modules/mod_authz_core.so\n"
         "LoadModule deflate_module modules/mod_deflate.so\n"
         "LoadModule filter_module modules/mod_filter.so\n"
         "<IfModule !unixd_module>\n    LoadModule unixd_module modules/mod_unixd.so\n</IfModule>\n"
@@ -195,15 +206,15 @@ def test_module_not_loaded_fix_adds_every_missing_module_once():
 
 def test_module_not_loaded_access_compat_has_no_fix():
     # HT5xx translates Order/Allow/Deny in the same migration; a stale LoadModule would remain.
-    text = "LoadModule mpm_event_module m/mod_mpm_event.so\n<Location />\nOrder deny,allow\nDeny from all\n</Location>\n"
+    text = AZ + "LoadModule mpm_event_module m/mod_mpm_event.so\n<Location />\nOrder deny,allow\nDeny from all\n</Location>\n"
     [finding] = findings(text, "HT404")
-    assert finding.line == 3 and finding.fix is None
+    assert finding.line == 4 and finding.fix is None
     assert finding.replacement == "LoadModule access_compat_module m/mod_access_compat.so"
     assert fixed(text, "HT404") == text
 
 
 def test_module_not_loaded_prefork_settings_choose_prefork():
-    text = "LoadModule alias_module modules/mod_alias.so\nMinSpareServers 5\nMaxSpareServers 10\n"
+    text = "LoadModule authz_core_module modules/mod_authz_core.so\nMinSpareServers 5\nMaxSpareServers 10\n"
     [finding] = findings(text, "HT404")
     assert finding.replacement == "LoadModule mpm_prefork_module modules/mod_mpm_prefork.so"
     assert finding.line == 2

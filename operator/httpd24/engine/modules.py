@@ -18,6 +18,8 @@ because they hide in arguments or in other modules' start-up code:
   ``BalancerMember`` and ``RewriteRule [P]`` URLs, balancers (mod_proxy_balancer,
   an lbmethod module -- the one ``lbmethod=`` names, default ``byrequests`` --
   and mod_slotmem_shm), ``%I``/``%O``/``%S`` in log formats (mod_logio);
+* mod_authz_core, always: without it every request fails with 500 (AH00025
+  "configuration error: couldn't check user"), whatever the configuration;
 * modules other modules cannot load or start without (mod_cache for
   mod_cache_disk, mod_proxy for every mod_proxy_*, mod_ldap for
   mod_authnz_ldap, ...).
@@ -816,6 +818,10 @@ def required_modules(configset: ConfigSet, *, target: Target = DEFAULT_TARGET) -
                 collector.add(load, module, STARTUP, "loaded by the configuration and tested by <IfModule>")
             for item in collector.tested[module]:
                 collector.add(item, module, CONFIGTEST, "an <IfModule> of a loaded module (its block is read)")
+    # Every request passes mod_authz_core: without it httpd answers 500 to all of them.
+    collector.add(None, "authz_core_module", RUNTIME,
+                  "every request: without mod_authz_core httpd answers 500 "
+                  "(AH00025 \"configuration error: couldn't check user\")")
     # Modules that others cannot do without.
     changed = True
     while changed:

@@ -241,7 +241,7 @@ MOVED = {
     "unixd_module": "User/Group/ChrootDir/Suexec moved from the core to mod_unixd",
     "filter_module": "AddOutputFilterByType moved from the core to mod_filter",
     "authn_core_module": "AuthType/AuthName/AuthnProviderAlias moved to mod_authn_core (new in 2.4)",
-    "authz_core_module": "Require and <RequireAll|Any|None> are mod_authz_core's (new in 2.4)",
+    "authz_core_module": "Require is mod_authz_core's (new in 2.4), and without it every request fails with 500",
     "access_compat_module": "Order/Allow/Deny/Satisfy moved to mod_access_compat (new in 2.4)",
     "cache_disk_module": "mod_disk_cache is renamed mod_cache_disk",
     "socache_shmcb_module": "shared-memory caches are socache providers in 2.4 (mod_socache_shmcb)",
@@ -266,8 +266,9 @@ class ModuleNotLoaded(Rule):
     """
     ## What it does
     In a configuration that loads its own modules (it has `LoadModule`
-    lines), finds modules 2.4 needs for the configuration to start that it
-    does not load -- mostly modules that 2.4 split out of the core or out of
+    lines), finds modules 2.4 needs for the configuration to start or to
+    serve requests that it does not load -- mostly modules that 2.4 split out
+    of the core or out of
     other modules: mod_unixd for `User`/`Group`, mod_filter for
     `AddOutputFilterByType`, mod_authn_core/mod_authz_core for any
     authentication and `Require`, mod_cache_disk for `CacheRoot`,
@@ -278,7 +279,9 @@ class ModuleNotLoaded(Rule):
     ## Why is this bad?
     2.4 refuses to start: "Invalid command 'User', perhaps misspelled or
     defined by a module not included in the server configuration", "No MPM
-    loaded", "Unknown Authz provider".
+    loaded", "Unknown Authz provider"; or it starts and answers 500 to every
+    request (no mod_authz_core: "couldn't check user") or to some (a handler,
+    a proxy scheme, an authentication type whose module is missing).
 
     ## Example
     ```apache
@@ -325,8 +328,7 @@ class ModuleNotLoaded(Rule):
                 continue
             if module.name in (ctx.target.modules or ()):
                 continue
-            if not any(r.when in (CONFIGTEST, STARTUP) and not r.guarded and not r.conditional
-                       for r in module.reasons):
+            if not any(not r.guarded and not r.conditional for r in module.reasons):
                 continue
             missing.append(module)
         if not missing:
@@ -360,7 +362,8 @@ class ModuleNotLoaded(Rule):
         text = "\n".join(lines)
         anchor = last.node
         for module in missing:
-            reason = next((r for r in module.reasons if r.file and r.when in (CONFIGTEST, STARTUP)), None)
+            reason = next((r for r in module.reasons if r.file and r.when in (CONFIGTEST, STARTUP)), None) or next(
+                (r for r in module.reasons if r.file), None)
             why = MOVED.get(module.name, "")
             what = f"{reason.directive} needs {module.name}" if reason else f"2.4 needs {module.name}"
             message = (f"{what}, which the configuration does not load" + (f" ({why})" if why else "")
