@@ -1,0 +1,100 @@
+"""The controller's ConfigMap index and work queue, and plan() on the real engine (no cluster)."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+
+import pytest
+
+from httpd24.k8s import rollout
+from httpd24.k8s.models_server import MAIN_KEY, parse_spec
+from httpd24.k8s.operator import Controller
+from httpd24.k8s.rollout_gate import Gate
+
+CONF_22 = "User daemon\nMaxClients 150\n<Location /s>\n    SetHandler server-status\n    Order deny,allow\n    Deny from all\n    Allow from 127.0.0.1\n</Location>\n"
+
+
+def _cm(text=CONF_22, **extra):
+    return {"metadata": {"name": "site"}, "data": {"httpd.conf": text, **extra}}
+
+
+def _controller() -> Controller:
+    return Controller(kube=None, gate=Gate(netns="off"), workers=1)  # type: ignore[arg-type]
+
+
+def test_index_maps_configmaps_to_their_servers_only():
+    async def go():
+        c = _controller()
+        c.observe_server("a", "web", {"configMapRef": {"name": "site"}})
+        c.observe_server("a", "api", {"configMapRef": {"name": "site"}})
+        c.observe_server("b", "web", {"configMapRef": {"name": "site"}})
+        while not c.queue.empty():
+            c.queued.discard(c.queue.get_nowait())
+        for i in range(10_000):  # unrelated ConfigMaps: nothing queued, nothing stored
+            c.observe_configmap("a", f"noise-{i}", f"uid/{i}")
+        assert c.queue.empty() and len(c.cm_versions) == 0 and len(c.by_configmap) == 2
+        c.observe_configmap("a", "site", "uid/1")
+        got = {c.queue.get_nowait() for _ in range(c.queue.qsize())}
+        assert got == {("a", "web"), ("a", "api")}
+        # a spec change moves the server in the index; deletion removes it
+        c.observe_server("a", "web", {"configMapRef": {"name": "other"}})
+        assert c.by_configmap[("a", "site")] == {"api"} and c.by_configmap[("a", "other")] == {"web"}
+        c.observe_server("a", "api", None, deleted=True)
+        assert ("a", "site") not in c.by_configmap
+
+    asyncio.run(go())
+
+
+def test_queue_dedupes_and_reruns_a_key_changed_while_running():
+    async def go():
+        c = _controller()
+        c.enqueue(("a", "web"))
+        c.enqueue(("a", "web"))
+        assert c.queue.qsize() == 1
+        key = c.queue.get_nowait()
+        c.queued.discard(key)
+        c.running.add(key)
+        c.enqueue(key)  # changed while reconciling: remembered, not queued twice
+        assert c.queue.qsize() == 0 and key in c.dirty
+
+    asyncio.run(go())
+
+
+def test_plan_migrated_keeps_the_configmap_and_loads_what_the_migrated_files_need():
+    cm = _cm()
+    before = copy.deepcopy(cm)
+    p = rollout.plan("web", "ns", parse_spec({"configMapRef": {"name": "site"}, "migration": "migrated"}), cm)
+    assert cm == before
+    assert "MaxRequestWorkers 150" in p.files["httpd.conf"].decode()
+    assert p.migrated and p.applied >= 1
+    names = [m.name for m in p.modules]
+    assert names[0].startswith("mpm_") and {"status_module", "unixd_module"} <= set(names)
+    assert p.files[MAIN_KEY].decode().count("LoadModule") == len(names)
+    assert p.ports == [8080] and "Listen 8080" in p.files[MAIN_KEY].decode()
+
+
+def test_plan_as_stored_deploys_the_bytes_and_takes_ports_from_listen():
+    text = "Listen 80\nServerName x\n"
+    p = rollout.plan("web", "ns", parse_spec({"configMapRef": {"name": "site"}, "migration": "asStored",
+                                              "extraModules": ["headers_module"]}), _cm(text))
+    assert p.files["httpd.conf"] == text.encode()
+    assert p.ports == [80]
+    assert "Listen" not in p.files[MAIN_KEY].decode()  # the user's Listen is used, not doubled
+    assert [m.name for m in p.modules][-1] == "headers_module"
+
+
+@pytest.mark.parametrize("cm, spec, reason", [
+    pytest.param(_cm(), {"entry": "main.conf"}, "EntryNotFound", id="no-entry"),
+    pytest.param(_cm(**{MAIN_KEY: "x"}), {}, "ReservedKey", id="reserved-key"),
+    pytest.param(_cm("<Directory /x>\nOptions None\n"), {}, "ParseError", id="unclosed-section"),
+])
+def test_plan_errors_name_the_problem(cm, spec, reason):
+    with pytest.raises(rollout.PlanError) as e:
+        rollout.plan("web", "ns", parse_spec({"configMapRef": {"name": "site", **spec}}), cm)
+    assert e.value.reason == reason and e.value.message
+
+
+def test_plan_refuses_a_name_that_cannot_name_a_service():
+    with pytest.raises(rollout.PlanError, match="DNS label"):
+        rollout.plan("web.v1", "ns", parse_spec({"configMapRef": {"name": "site"}}), _cm())
