@@ -471,11 +471,12 @@ class _Collector:
             self._item(item, balancers)
         self._balancers(balancers)
 
-    def add(self, item: Item | None, module: str, when: str, note: str = "") -> None:
+    def add(self, item: Item | None, module: str, when: str, note: str = "", label: str = "") -> None:
+        """Record that ``module`` is needed; ``label`` names the need when no directive does."""
         if module in ALWAYS:
             return
         if item is None:
-            reason = Reason("", 0, "", when, note)
+            reason = Reason("", 0, label, when, note)
         else:
             if item is not self._last_item:  # several requirements of one directive share this
                 self._last_item = item
@@ -727,7 +728,7 @@ def _choose_mpm(view, target: Target) -> tuple[str, list[Reason]]:
     if target.modules is not None:
         for mpm in _MPMS:
             if mpm in target.modules:
-                return mpm, [Reason("", 0, "", STARTUP, f"{mpm} is loaded by the target")]
+                return mpm, [Reason("", 0, "(the target's MPM)", STARTUP, f"{mpm} is loaded by the target")]
     prefork: list[Item] = []
     threaded: list[Item] = []
     for item in view.items:
@@ -746,7 +747,7 @@ def _choose_mpm(view, target: Target) -> tuple[str, list[Reason]]:
             for i in prefork
         ]
     note = "httpd needs one MPM; the configuration does not choose one, so the 2.4 default (event)"
-    return DEFAULT_MPM, [Reason("", 0, "", STARTUP, note)] + [
+    return DEFAULT_MPM, [Reason("", 0, "(an MPM: 2.4's default)", STARTUP, note)] + [
         Reason(i.file, i.node.location.line, _short(i), CONFIGTEST, "only threaded MPMs have this directive")
         for i in threaded
     ]
@@ -819,16 +820,19 @@ def required_modules(configset: ConfigSet, *, target: Target = DEFAULT_TARGET) -
             for item in collector.tested[module]:
                 collector.add(item, module, CONFIGTEST, "an <IfModule> of a loaded module (its block is read)")
     # Every request passes mod_authz_core: without it httpd answers 500 to all of them.
-    collector.add(None, "authz_core_module", RUNTIME,
-                  "every request: without mod_authz_core httpd answers 500 "
-                  "(AH00025 \"configuration error: couldn't check user\")")
+    collector.add(
+        None, "authz_core_module", RUNTIME,
+        "without mod_authz_core httpd answers 500 to every request "
+        "(AH00025 \"configuration error: couldn't check user\")",
+        label="(every request)",
+    )
     # Modules that others cannot do without.
     changed = True
     while changed:
         changed = False
         for dependent, dependency, when, why in DEPENDENCIES:
             if dependent in reasons and dependency not in reasons:
-                collector.add(None, dependency, when, why)
+                collector.add(None, dependency, when, why, label=f"(needed by {dependent})")
                 changed = True
     reasons.pop("core_module", None)
     mod_list: list[Module] = [Module(mpm, table.modules().get(mpm).source if mpm in known else "", _so(mpm), mpm_reasons)]
