@@ -254,6 +254,9 @@ def run_demo(args: argparse.Namespace) -> int:
         proc = subprocess.run([str(CLUSTER_SH), "up"], env=dict(env0, HTTPD24_CLUSTER_DIR=str(state_dir)),
                               capture_output=True, text=True, timeout=3600)
         if proc.returncode != 0:
+            import shutil
+
+            shutil.rmtree(work, ignore_errors=True)
             raise StepFailed(f"cluster.sh up failed:\n{proc.stderr[-3000:]}")
         started_cluster = True
         say(proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "up")
@@ -348,7 +351,7 @@ def run_demo(args: argparse.Namespace) -> int:
         say("-> MIGRATED on apply; the original is kept in the object itself.")
 
         # 7. rollout
-        banner(f"7. An HttpdServer: httpd -t on the exact files, then a Deployment on the kwok nodes")
+        banner("7. An HttpdServer: httpd -t on the exact files, then a Deployment on the kwok nodes")
         say(f"$ kubectl apply -n {migrate_ns} -f examples/server-info-22.yaml   (the HttpdServer)")
         kube.kubectl("apply", "-f", "-", input=yaml.safe_dump(server_doc))
 
@@ -384,7 +387,7 @@ def run_demo(args: argparse.Namespace) -> int:
         show(kube.kubectl("rollout", "status", "deployment/server-info", "-n", migrate_ns, "--timeout=60s").stdout)
 
         banner("What this showed")
-        say(textwrap.dedent(f"""\
+        say(textwrap.dedent("""\
             - A real 2.2 configuration was refused by the real kube-apiserver in an enforce namespace, and
               kubectl printed each problem with its line, rule code and the 2.4 replacement.
             - Another one was rewritten to 2.4 on apply in a migrate namespace; the original text is kept in

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from cluster_fixture import build_binaries, cluster  # noqa: F401  (re-export the session cluster)
 
 REPO = Path(__file__).resolve().parents[2]

@@ -11,7 +11,6 @@ import jsonschema
 import pytest
 from conftest import CHART, REPO, by_kind, one
 from cryptography import x509
-
 from httpd24.k8s import webhooks
 
 STANDARD_LABELS = ("app.kubernetes.io/name", "app.kubernetes.io/instance", "app.kubernetes.io/version",
@@ -198,7 +197,7 @@ def test_chart_made_certificate_is_valid_for_the_service(render):
     cert.verify_directly_issued_by(ca)
     sans = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value.get_values_for_type(x509.DNSName)
     assert "edge-httpd24-webhook.web-system.svc" in sans
-    assert cert.not_valid_after_utc > datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=365)
+    assert cert.not_valid_after_utc > datetime.datetime.now(datetime.UTC) + datetime.timedelta(days=365)
     for hook in _hooks(docs).values():
         assert hook["webhooks"][0]["clientConfig"]["caBundle"] == secret["data"]["ca.crt"]
         assert hook["webhooks"][0]["clientConfig"]["service"]["name"] == "edge-httpd24-webhook"

@@ -41,7 +41,7 @@ def cluster_scoped_of(cluster, release) -> list[str]:
 
 
 # -- in-cluster mode ------------------------------------------------------------------------------
-def test_install_upgrade_uninstall(cluster):  # noqa: F811
+def test_install_upgrade_uninstall(cluster):
     tag = uuid.uuid4().hex[:6]
     release, ns = f"pkg-{tag}", f"pkg-system-{tag}"
     full = f"{release}-httpd24"
@@ -99,7 +99,7 @@ def test_install_upgrade_uninstall(cluster):  # noqa: F811
 
 # -- URL mode, the operator here as the chart's ServiceAccount -----------------------------------------
 @pytest.fixture(scope="module")
-def local(cluster, tmp_path_factory):  # noqa: F811
+def local(cluster, tmp_path_factory):
     tag = uuid.uuid4().hex[:6]
     names = {"release": f"dev-{tag}", "system": f"dev-system-{tag}", "enforce": f"dev-enforce-{tag}",
              "migrate": f"dev-migrate-{tag}", "other": f"dev-other-{tag}", "tag": tag}
@@ -136,7 +136,7 @@ def example(name: str, namespace: str) -> list[dict]:
     return docs
 
 
-def test_chart_webhook_by_url_denies_a_22_configmap(cluster, local):  # noqa: F811
+def test_chart_webhook_by_url_denies_a_22_configmap(cluster, local):
     from httpd24 import api
     from httpd24.config import ConfigSet
     from httpd24.engine import Severity
@@ -157,7 +157,7 @@ def test_chart_webhook_by_url_denies_a_22_configmap(cluster, local):  # noqa: F8
                            check=False).returncode != 0
 
 
-def test_migrate_and_rollout_as_the_service_account(cluster, local):  # noqa: F811
+def test_migrate_and_rollout_as_the_service_account(cluster, local):
     ns = local["migrate"]
     cm, server = example("server-info-22.yaml", ns)
     proc = cluster.kubectl("apply", "-f", "-", input=yaml.safe_dump(cm))
@@ -190,7 +190,7 @@ def _can_i(local, *args) -> str:
     return local["kube"].kubectl("auth", "can-i", *args, kubeconfig=local["kubeconfig"], check=False).stdout.strip()
 
 
-def test_service_account_is_refused_what_it_does_not_own(cluster, local):  # noqa: F811
+def test_service_account_is_refused_what_it_does_not_own(cluster, local):
     kube, kc = local["kube"], local["kubeconfig"]
     who = kube.kubectl("auth", "whoami", "-o", "jsonpath={.status.userInfo.username}", kubeconfig=kc).stdout
     assert who == f"system:serviceaccount:{local['system']}:{local['release']}-httpd24"

@@ -70,7 +70,7 @@ def test_every_hadolint_ignore_is_needed_and_explained():
 
 def test_dockerfile_shape():
     text = DOCKERFILE.read_text()
-    args = dict(re.findall(r"^ARG (\w+)=(\S+)$", text, re.M))
+    args = dict(re.findall(r"^ARG (\w+)=(\S+)$", text, re.MULTILINE))
     assert re.fullmatch(r"httpd:2\.4\.\d+-bookworm", args["HTTPD_IMAGE"]), "final base pinned to an httpd 2.4.x tag"
     assert re.fullmatch(r"python:3\.\d+(\.\d+)?-slim-bookworm", args["PYTHON_IMAGE"])
     st = stages(text)
