@@ -138,6 +138,10 @@ CASES = {
     "cgi-under-event": ("ScriptLog /tmp/cgi.log\nAddHandler cgi-script .cgi\n", ["mpm_event_module", "cgid_module",
                                                                                 "mime_module"]),
     "cgi-under-prefork": ("MinSpareServers 2\nScriptLog /tmp/cgi.log\n", ["mpm_prefork_module", "cgi_module"]),
+    "scriptalias-multiviews-ssi": (
+        "ScriptAlias /cgi-bin/ /srv/cgi-bin/\n<Directory /srv/www>\nOptions +MultiViews -Indexes\n"
+        "AddHandler server-parsed .shtml\n</Directory>\n",
+        ["mpm_event_module", "alias_module", "cgid_module", "include_module", "mime_module", "negotiation_module"]),
     "dav": ("<Location /dav>\nDav On\n</Location>\nDavLockDB /tmp/davlock\n",
             ["mpm_event_module", "dav_module", "dav_fs_module"]),
     "cache-disk": ("CacheRoot /tmp/cache\nCacheEnable disk /\n", ["mpm_event_module", "cache_module",

@@ -372,6 +372,7 @@ HANDLERS = {
     "imap-file": "imagemap_module",
     "type-map": "negotiation_module",
     "send-as-is": "asis_module",
+    "server-parsed": "include_module",
     "lua-script": "lua_module",
     "reflector": None,  # needs ReflectorHeader (mod_reflector's directive) anyway
     "http2-status": "http2_module",
@@ -601,6 +602,10 @@ class _Collector:
                 add(item, "logio_module", CONFIGTEST, "%I, %O, %S or %^FB in a log format need mod_logio")
         elif key in ("scriptlog", "scriptlogbuffer", "scriptloglength"):
             pass  # handled by _choose
+        elif key in ("scriptalias", "scriptaliasmatch"):
+            add(item, self._cgi(), RUNTIME, "ScriptAlias runs the files it maps as CGI scripts (cgi-script)")
+        elif key == "options" and any(a.lower().lstrip("+") == "multiviews" for a in args if not a.startswith("-")):
+            add(item, "negotiation_module", RUNTIME, "Options MultiViews is implemented by mod_negotiation")
         elif key == "rewriterule" and len(args) >= 3:
             flags = args[2].strip("[]").lower().split(",")
             if any(f.strip() in ("p", "proxy") for f in flags):
