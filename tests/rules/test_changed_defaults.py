@@ -125,6 +125,8 @@ MAIN = "ServerRoot /srv\nDocumentRoot /srv/htdocs\n"
         pytest.param(MAIN + "<Directory /srv>\nAllowOverride FileInfo\n</Directory>\n<Directory /srv/htdocs>\n"
                      "</Directory>\n", id="parent-sets-it"),
         pytest.param("<Directory /usr/share/app>\nOptions None\n</Directory>\n", id="fragment-without-evidence"),
+        pytest.param("AccessFileName .htaccess\n<Directory /srv>\n<IfVersion >= 2.4>\nAllowOverride All\n</IfVersion>\n"
+                     "</Directory>\n", id="set-inside-a-conditional-block"),
         pytest.param(MAIN + "<DirectoryMatch ^/srv>\nOptions None\n</DirectoryMatch>\n", id="regex-section"),
         pytest.param(MAIN + "<IfVersion < 2.3>\n<Directory /srv>\n</Directory>\n</IfVersion>\n",
                      id="dead-ifversion-branch"),

@@ -307,7 +307,14 @@ def override_classes(ctx, document_name: str) -> list[str]:
 
 
 def _has_override(section: Section) -> bool:
-    return any(isinstance(c, Directive) and c.key == "allowoverride" for c in section.children)
+    """AllowOverride in the section, also inside its <IfModule>/<IfDefine>/<IfVersion> blocks."""
+    for child in section.children:
+        if isinstance(child, Section) and child.key in ("ifmodule", "ifdefine", "ifversion", "if", "else", "elseif"):
+            if _has_override(child):
+                return True
+        elif isinstance(child, Directive) and child.key == "allowoverride":
+            return True
+    return False
 
 
 def _mentions_htaccess(section: Section) -> bool:
