@@ -215,3 +215,22 @@ def test_keep_22_fixes_are_valid_on_real_httpd(httpd):
     result = configtest({"a.conf": out}, "a.conf", ["mpm_event_module", "ssl_module", "proxy_module",
                                                       "proxy_http_module"], httpd=httpd)
     assert result.ok, result.output
+
+
+@pytest.mark.apache
+def test_allow_override_fix_restores_22_behaviour_on_a_running_server(httpd):
+    """2.2 applied the .htaccess (403 here). 2.4 with no AllowOverride in effect opens it and refuses
+    its directives (500); with AllowOverride None it ignores it (200); the keep-2.2 fix applies it again."""
+    from httpd24.apache import Instance
+
+    text = "AccessFileName .htaccess\nDocumentRoot www\n<Directory www>\n    Options None\n</Directory>\n"
+    files = {"www/.htaccess": "Require all denied\n", "www/index.html": "hello\n"}
+    out = fixed(text, "HT301")
+    assert "AllowOverride All" in out
+    explicit_none = text.replace("Options None", "Options None\n    AllowOverride None")
+    modules = ["mpm_event_module", "authz_core_module"]
+    statuses = []
+    for config in (text, explicit_none, out):
+        with Instance({"site.conf": config, **files}, "site.conf", modules, httpd=httpd) as server:
+            statuses.append(server.request("/index.html").status)
+    assert statuses == [500, 200, 403]

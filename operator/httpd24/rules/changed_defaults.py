@@ -359,9 +359,14 @@ class AllowOverrideDefault(Rule):
     classes the server configuration must grant for them to be read at all.
 
     ## Why is this bad?
-    2.4 silently ignores the `.htaccess` files: rewrite rules, authentication
-    and `Deny from all` protections in them stop applying, so a directory that
-    was protected may become readable.
+    2.2 applied the `.htaccess` files there; 2.4 does not. With no
+    `AllowOverride` in effect at all, 2.4 (measured on 2.4.71) still opens
+    them but refuses every directive in them ("... not allowed here"), so
+    every request below such a directory answers 500; with an explicit
+    `AllowOverride None` (what 2.4's own httpd.conf writes for `/`) they are
+    ignored silently -- rewrite rules, authentication and `Deny from all`
+    protections in them stop applying, and a directory that was protected
+    may become readable.
 
     ## Example
     ```apache
@@ -436,15 +441,17 @@ class AllowOverrideDefault(Rule):
             node = item.node
             fix = self.fix("append AllowOverride All (2.2's default)", applicability(choice),
                            lambda node=node: edit.append_child(node, "AllowOverride All"), node)
+            change = ("2.2 applied .htaccess files there (All); 2.4 does not (None: with no AllowOverride in "
+                      "effect it refuses their directives with a 500, with an explicit None it ignores them)")
             if choice == KEEP:
                 why = ("the configuration uses .htaccess files" if relies
                        else "--defaults keep-2.2")
-                message = (f"<Directory {path}> has no AllowOverride: 2.2 read .htaccess files there (All), "
-                           f"2.4 ignores them (None); keeping 2.2's behaviour ({why}): write AllowOverride All")
+                message = (f"<Directory {path}> has no AllowOverride: {change}; keeping 2.2's behaviour ({why}): "
+                           "write AllowOverride All")
             else:
-                message = (f"<Directory {path}> has no AllowOverride: 2.2 read .htaccess files there (All), "
-                           "2.4 ignores them (None); 2.4's default is adopted (nothing suggests .htaccess files "
-                           "here) -- write AllowOverride All (or the classes needed) if the site has them")
+                message = (f"<Directory {path}> has no AllowOverride: {change}; 2.4's default is adopted (nothing "
+                           "suggests .htaccess files here) -- write AllowOverride All (or the classes needed) if "
+                           "the site has them, or AllowOverride None to ignore them")
             yield self.finding(item, message, replacement="AllowOverride All", fix=fix)
 
     def _htaccess_only(self, ctx, name):
