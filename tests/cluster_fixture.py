@@ -40,7 +40,7 @@ the temp state dir and its logs after teardown), ``HTTPD24_CACHE`` (build cache)
 
 The binaries are built (once, cached outside the repo) by
 hack/cluster/build.sh, which ``cluster.sh up`` calls; a cold build takes
-tens of minutes, so CI runs .ci/install-cluster.sh first.
+tens of minutes, so ./run setup (which .ci/run calls) builds them first.
 """
 
 from __future__ import annotations
