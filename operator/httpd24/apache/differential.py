@@ -112,6 +112,8 @@ COMMON_MODULES = (
     "alias_module",
     "mime_module",
     "dir_module",
+    "ldap_module",
+    "authnz_ldap_module",
 )
 COMPAT_MODULE = "access_compat_module"
 
@@ -133,6 +135,9 @@ _FILE_SAMPLES = (
     "f.html", "secret.txt", "data.log", "x.php", "index.html", "a.cgi", "b.pl", "c.py", "img.png", "style.css",
     ".htpasswd", ".htaccess", "README", "file.inc", "x.bak", "doc.pdf", "x.conf", "a.sh", "x.ini", "y.sql",
 )
+#: Caps that keep a run bounded on big configurations (the most telling requests come first).
+MAX_URLS = 120
+MAX_NAMED_USERS = 6
 _REGEX_META = set(".^$*+?()[]{}|\\")
 
 
@@ -412,11 +417,11 @@ class _Extractor:
                         unit.file_names.add(_concrete(args[0]))
                 elif key in ("limit", "limitexcept"):
                     unit.methods.update(a.upper() for a in args)
-                lines.append(f"{pad}<{node.name} {' '.join(_quote(a) for a in args)}>".replace(" >", ">"))
+                lines.append(f"{pad}<{' '.join([node.name] + [_quote(a) for a in args])}>")
                 self._emit(children or [], lines, depth + 1, unit, loc)
                 lines.append(f"{pad}</{node.name}>")
                 continue
-            if not isinstance(node, Directive) or key not in KEEP:
+            if not isinstance(node, Directive) or not (key in KEEP or key.startswith("authldap")):
                 continue
             args = list(node.args)
             if key == "sethandler":
@@ -434,6 +439,9 @@ class _Extractor:
                 args = [args[0], self.fs(args[1])]
             elif key == "aliasmatch" and len(args) == 2:
                 args = [args[0], self.fs(args[1])]
+            elif key == "authldapurl" and args:
+                # no directory server here: a closed local port fails at once instead of a DNS/connect wait
+                args = [re.sub(r"^(ldaps?://)[^/]*", r"\g<1>127.0.0.1:9", args[0])] + args[1:]
             elif key == "authuserfile":
                 args = [self.user_file]
             elif key == "authgroupfile":
@@ -462,10 +470,10 @@ class _Extractor:
 def _user_table(names: Iterable[str], groups: Iterable[str]) -> dict[str, tuple[str, tuple[str, ...]]]:
     """BASE_USERS plus every named user; every named group gets a member of its own and alice."""
     users = {u: (p, tuple(g)) for u, (p, g) in BASE_USERS.items()}
-    for name in sorted(set(names)):
+    for name in sorted(set(names))[:MAX_NAMED_USERS]:
         if name not in users and re.fullmatch(r"[\w.@-]{1,64}", name):
             users[name] = (f"{name}-pw", ())
-    for i, group in enumerate(sorted(set(groups))):
+    for i, group in enumerate(sorted(set(groups))[:MAX_NAMED_USERS]):
         if not re.fullmatch(r"[\w.@-]{1,64}", group):
             continue
         if any(group in g for _p, g in users.values()):
@@ -512,20 +520,28 @@ def _urls(unit: _Unit, alias_fs: str = "/__fs") -> list[str]:
         if u is not None:
             dir_urls.append(u)
     dir_urls.append("")
-    for u in sorted(set(dir_urls)):
-        urls += [u + "/", u + "/f.html", u + "/sub/f.html"]
-        urls += [u + "/" + n for n in sorted(names)]
-    for loc in sorted(unit.locations):
-        if not loc.startswith("/"):
-            continue
+    dir_urls = sorted(set(dir_urls))
+    locs = [loc for loc in sorted(unit.locations) if loc.startswith("/")]
+    # most telling first (the named paths, then below them, then files in them), so a cap keeps those
+    tiers: list[list[str]] = [[], [], [], []]
+    for u in dir_urls:
+        tiers[0].append(u + "/")
+        tiers[1] += [u + "/f.html"]
+        tiers[2] += [u + "/sub/f.html"]
+        tiers[3] += [u + "/" + n for n in sorted(names)]
+    for loc in locs:
         base = loc.rstrip("/")
-        urls += [loc, base + "/f.html"] if base else ["/"]
+        tiers[0].append(loc if base else "/")
+        if base:
+            tiers[1].append(base + "/f.html")
+    for tier in tiers:
+        urls += tier
     seen: dict[str, None] = {}
     for u in urls:
         u = re.sub(r"/+", "/", u)
         if u.startswith("/"):
             seen.setdefault(u, None)
-    return list(seen)
+    return list(seen)[:MAX_URLS]
 
 
 def _fs_for_url(unit: _Unit, url: str, alias_fs: str = "/__fs") -> str | None:
@@ -559,9 +575,11 @@ def _build_tree(fs_root: Path, plans: Sequence[tuple[_Unit, Sequence[str]]]) -> 
                 dirs.add(target.rstrip("/") or "/")
             else:
                 files.add(target)
+    dirs = {d for d in dirs if d.startswith("/")}
+    files = {f for f in files if f.startswith("/")}
     for f in list(files) + list(dirs):
         parent = f.rsplit("/", 1)[0]
-        while parent:
+        while parent.startswith("/"):
             dirs.add(parent)
             parent = parent.rsplit("/", 1)[0]
     for d in sorted(dirs):
@@ -569,11 +587,11 @@ def _build_tree(fs_root: Path, plans: Sequence[tuple[_Unit, Sequence[str]]]) -> 
         p.mkdir(parents=True, exist_ok=True)
         idx = p / "index.html"
         if not idx.exists():
-            idx.write_text(f"index of {d}\n")
+            idx.write_text(f"# index of {d}\n")
     for f in sorted(files - dirs):
         p = fs_root / f.lstrip("/")
         if not p.exists():
-            p.write_text(f"file {f}\n")
+            p.write_text(f"# file {f}\n")  # a comment: harmless even when read as .htaccess
 
 
 def _env_states(names: Sequence[str]) -> list[tuple[str, ...]]:
@@ -692,8 +710,8 @@ def _send_all(port: int, source: str, reqs: Sequence[Req], hosts: Mapping[str, s
         if time.monotonic() > deadline:
             raise HttpdError(f"request matrix did not finish in time ({len(pending)} requests left)")
         conn = _Conn(port, source, timeout)
+        chunk = pending[:batch]
         try:
-            chunk = pending[:batch]
             conn.sock.sendall(b"".join(_raw(r, hosts[r.unit], env_headers) for r in chunk))
             got = 0
             for r in chunk:
@@ -705,9 +723,11 @@ def _send_all(port: int, source: str, reqs: Sequence[Req], hosts: Mapping[str, s
                 if res[1]:
                     break
         except (ConnectionResetError, BrokenPipeError):
-            got = sum(1 for r in pending[:batch] if r in out)
+            got = sum(1 for r in chunk if r in out)
         finally:
             conn.close()
+        # the server closes after some answers (500, 400...): send fewer at once, more again when it keeps up
+        batch = min(200, batch * 2) if got == len(chunk) else max(1, min(batch, 2 * got))
         pending = pending[got:]
         stalls = stalls + 1 if got == 0 else 0
         if stalls >= 3:
@@ -889,6 +909,7 @@ def _run_prepared(prepared: Sequence[_Prepared], ws: _Workspace, httpd: Httpd, *
     ws.open_up()
 
     common = "\n".join([
+        "AccessFileName .httpd24-no-such-file",
         "KeepAlive On", "MaxKeepAliveRequests 0", "KeepAliveTimeout 10", "DirectoryIndex index.html",
         "Timeout 20", setenv,
     ])
