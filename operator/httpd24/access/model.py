@@ -21,7 +21,9 @@ Merging (research notes §2(d)) follows one of two rule sets:
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
+import gc
 import posixpath
 import re
 from dataclasses import dataclass, field, replace
@@ -333,11 +335,14 @@ def normalize_dir(path: str) -> str:
 
 def _dir_under(child: str, parent: str) -> bool:
     """``child`` (a directory path, may have wildcards) lies at or under ``parent`` (wildcards allowed)."""
+    if not _has_wildcard(parent):  # the same comparison, without fnmatch
+        c, p = child.strip("/"), parent.strip("/")
+        return not p or c == p or c.startswith(p + "/")
     cparts = child.strip("/").split("/") if child.strip("/") else []
     pparts = parent.strip("/").split("/") if parent.strip("/") else []
     if len(pparts) > len(cparts):
         return False
-    return all(fnmatch.fnmatchcase(c, p) for c, p in zip(cparts, pparts))
+    return all(c == p or fnmatch.fnmatchcase(c, p) for c, p in zip(cparts, pparts))
 
 
 def _has_wildcard(text: str) -> bool:
@@ -359,6 +364,8 @@ class Model:
     has_compat: bool = False
     access_file_names: list[str] = field(default_factory=lambda: [".htaccess"])
     has_entry: bool = False
+    #: Derived data computed once per model (the plan's scope index, chains per scope).
+    cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     # -- mapping ---------------------------------------------------------------------------
     def vhost_of(self, request: Request) -> Section | None:
@@ -472,9 +479,9 @@ def _compile(pattern: str) -> re.Pattern[str] | None:
 
 
 class Builder:
-    def __init__(self, configset: ConfigSet, target: Target | None) -> None:
+    def __init__(self, configset: ConfigSet, target: Target | None, view=None) -> None:
         self.configset = configset
-        self.view = configset.view(target or Target(version=(2, 4, 62), modules=None))
+        self.view = view if view is not None else configset.view(target or Target(version=(2, 4, 62), modules=None))
         self.scopes: dict[object, Scope] = {}
         self.order: list[Scope] = []
         self.document_root: dict[int | None, str] = {}
@@ -561,10 +568,11 @@ class Builder:
         return candidate
 
     def read(self) -> None:
+        wanted = _READ_KEYS
         for item in self.view.items:
-            if item.live is Liveness.DEAD:
-                continue
             key = item.key
+            if key not in wanted or item.live is Liveness.DEAD:
+                continue
             section, vhost = _scope_section(item)
             if key == "virtualhost":
                 self.vhosts.append(item.node)  # type: ignore[arg-type]
@@ -673,11 +681,32 @@ class Builder:
         )
 
 
-def build(configset: ConfigSet, target: Target | None = None) -> Model:
-    """Read the access-control settings of a configuration set."""
-    builder = Builder(configset, target)
-    builder.read()
-    return builder.finish()
+_READ_KEYS = (
+    SCOPE_KEYS | COMPAT_KEYS | AUTHZ_CONTAINERS
+    | {"virtualhost", "servername", "serveralias", "documentroot", "alias", "scriptalias", "allowoverride",
+       "accessfilename", "require", "authtype", "authmerging"}
+)
+
+
+@contextlib.contextmanager
+def quiet_gc():
+    """Pause the cyclic collector: the analysis makes many small acyclic objects, and on a large
+    configuration every full collection walks the whole parsed tree (seconds at 100,000 lines)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def build(configset: ConfigSet, target: Target | None = None, view=None) -> Model:
+    """Read the access-control settings of a configuration set (``view``: its view for ``target``, if built)."""
+    with quiet_gc():
+        builder = Builder(configset, target, view)
+        builder.read()
+        return builder.finish()
 
 
 # -- the decision ----------------------------------------------------------------------------

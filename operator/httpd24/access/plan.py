@@ -12,6 +12,7 @@ exactly).
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import posixpath
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ from .model import (
     _has_wildcard,
     merge,
     normalize_dir,
+    quiet_gc,
 )
 
 MAX_UNCERTAIN = 8
@@ -43,6 +45,14 @@ RESOLVE = False
 
 def _fs(scope: Scope, model: Model) -> tuple[str | None, list[str] | None]:
     """(a directory every request of the scope lies under, the directories its requests may lie under)."""
+    memo = model.cache.setdefault("plan.fs", {})
+    found = memo.get(id(scope))
+    if found is None:
+        found = memo[id(scope)] = _fs_uncached(scope, model)
+    return found
+
+
+def _fs_uncached(scope: Scope, model: Model) -> tuple[str | None, list[str] | None]:
     kind = scope.kind
     if kind in ("directory", "htaccess"):
         if scope.dirpath is None:
@@ -123,8 +133,157 @@ def _relevant(scope: Scope) -> bool:
     return scope.own.has_access or scope.own.authtype is not None
 
 
+class _Group:
+    """The access-holding scopes of one server (main server or one virtual host), indexed by path."""
+
+    def __init__(self) -> None:
+        self.all: list[Scope] = []
+        #: Scopes that may meet any request (server, vhost, regex, wildcard, top-level Files ...).
+        self.always: list[Scope] = []
+        #: Scopes by each file system directory their requests may lie under (no wildcard).
+        self.by_dir: dict[str, list[Scope]] = {}
+        #: URL locations by their normalized prefix (no trailing slash).
+        self.by_url: dict[str, list[Scope]] = {}
+        self.dir_keys: list[str] = []
+        self.url_keys: list[str] = []
+
+    def add(self, scope: Scope, model: Model) -> None:
+        self.all.append(scope)
+        url = _url(scope)
+        _, roots = _fs(scope, model)
+        if scope.kind in ("server", "vhost", "proxy") or roots is None or any(_has_wildcard(r) for r in roots):
+            self.always.append(scope)
+            return
+        if url is not None:
+            key = url.rstrip("/")
+            if not key:
+                self.always.append(scope)
+                return
+            self.by_url.setdefault(key, []).append(scope)
+        for root in dict.fromkeys(roots):
+            self.by_dir.setdefault(root, []).append(scope)
+
+    def finish(self) -> None:
+        self.dir_keys = sorted(self.by_dir)
+        self.url_keys = sorted(self.by_url)
+
+    def overlapping(self, d: Scope, model: Model, out: dict[int, Scope]) -> None:
+        """Add every scope of the group that may meet ``d`` (a superset; :func:`may_meet` decides)."""
+        for s in self.always:
+            out[id(s)] = s
+        _, roots = _fs(d, model)
+        if d.kind in ("server", "vhost", "proxy") or roots is None or any(_has_wildcard(r) for r in roots):
+            for s in self.all:
+                out[id(s)] = s
+            return
+        for root in roots:
+            _prefixes(root, "/", self.by_dir, out)
+            _under(root, self.dir_keys, self.by_dir, out)
+        url = _url(d)
+        if url is not None:
+            key = url.rstrip("/")
+            _prefixes(key + "/", "/", self.by_url, out, strip=True)
+            _under(key + "/", self.url_keys, self.by_url, out)
+
+
+def _prefixes(path: str, sep: str, table: dict[str, list[Scope]], out: dict[int, Scope], strip: bool = False) -> None:
+    """Entries of ``table`` keyed by ``path`` or one of its ancestors (``/a/b/`` -> ``/``, ``/a/``, ``/a/b/``)."""
+    i = path.find(sep)
+    while i != -1:
+        key = path[: i] if strip else path[: i + 1]
+        for s in table.get(key, ()):
+            out[id(s)] = s
+        i = path.find(sep, i + 1)
+
+
+def _under(prefix: str, keys: list[str], table: dict[str, list[Scope]], out: dict[int, Scope]) -> None:
+    """Entries of ``table`` whose key starts with ``prefix``."""
+    i = bisect.bisect_left(keys, prefix)
+    while i < len(keys) and keys[i].startswith(prefix):
+        for s in table[keys[i]]:
+            out[id(s)] = s
+        i += 1
+
+
+class _Index:
+    """Access-holding scopes grouped by server and path, built once per model.
+
+    Candidates for a scope's predecessors come only from its own virtual host and
+    the main server (every virtual host for a main-server scope), and only from
+    scopes whose paths can overlap it; :func:`may_meet` then decides exactly, as
+    the full scan did.
+    """
+
+    def __init__(self, model: Model) -> None:
+        self.keys: dict[int, tuple] = {}
+        self.groups: dict[int | None, _Group] = {}
+        for s in model.scopes:
+            self.keys[id(s)] = s.merge_key()
+            if not _relevant(s):
+                continue
+            group = self.groups.get(_vhost_key(s))
+            if group is None:
+                group = self.groups[_vhost_key(s)] = _Group()
+            group.add(s, model)
+        for group in self.groups.values():
+            group.finish()
+
+    def candidates(self, d: Scope, model: Model) -> list[Scope]:
+        out: dict[int, Scope] = {}
+        if d.vhost is None:
+            groups = list(self.groups.values())
+        else:
+            groups = [g for g in (self.groups.get(None), self.groups.get(id(d.vhost))) if g is not None]
+        unknown_htaccess = d.kind == "htaccess" and d.dirpath is None
+        for group in groups:
+            if unknown_htaccess:
+                for s in group.all:
+                    out[id(s)] = s
+            else:
+                group.overlapping(d, model, out)
+        key = self.keys[id(d)]
+        found = [s for s in out.values() if s is not d and self.keys[id(s)] < key]
+        found.sort(key=lambda s: s.index)
+        return found
+
+
+def _vhost_key(scope: Scope) -> int | None:
+    return id(scope.vhost) if scope.vhost is not None else None
+
+
+def _index(model: Model) -> _Index:
+    index = model.cache.get("plan.index")
+    if index is None:
+        index = model.cache["plan.index"] = _Index(model)
+    return index
+
+
 def predecessors(d: Scope, model: Model) -> tuple[list[Scope], list[Scope]]:
     """(certain, uncertain) earlier scopes with access settings that may meet ``d``."""
+    memo = model.cache.setdefault("plan.predecessors", {})
+    found = memo.get(id(d))
+    if found is not None:
+        return found
+    certain: list[Scope] = []
+    uncertain: list[Scope] = []
+    unknown_htaccess = d.kind == "htaccess" and d.dirpath is None
+    for p in _index(model).candidates(d, model):
+        if unknown_htaccess:
+            # Assumed: only what applies everywhere (server, vhost, <Directory />) precedes it.
+            if p.kind in ("server", "vhost") and certainly_meets(p, d, model):
+                certain.append(p)
+            elif p.kind == "directory" and p.dirpath == "/" and _vhost_ok(p, d):
+                certain.append(p)
+            continue
+        if not may_meet(p, d, model):
+            continue
+        (certain if certainly_meets(p, d, model) else uncertain).append(p)
+    memo[id(d)] = (certain, uncertain)
+    return certain, uncertain
+
+
+def _predecessors_scan(d: Scope, model: Model) -> tuple[list[Scope], list[Scope]]:
+    """The same as :func:`predecessors` by a scan of every scope (the reference for the index's tests)."""
     key = d.merge_key()
     certain: list[Scope] = []
     uncertain: list[Scope] = []
@@ -133,7 +292,6 @@ def predecessors(d: Scope, model: Model) -> tuple[list[Scope], list[Scope]]:
         if p is d or not _relevant(p) or p.merge_key() >= key:
             continue
         if unknown_htaccess:
-            # Assumed: only what applies everywhere (server, vhost, <Directory />) precedes it.
             if p.kind in ("server", "vhost") and certainly_meets(p, d, model):
                 certain.append(p)
             elif p.kind == "directory" and p.dirpath == "/" and _vhost_ok(p, d):
@@ -147,8 +305,12 @@ def predecessors(d: Scope, model: Model) -> tuple[list[Scope], list[Scope]]:
 
 def chains(d: Scope, model: Model) -> list[list[Scope]] | None:
     """Every possible list of earlier scopes (merge order); None when there are too many to try."""
+    memo = model.cache.setdefault("plan.chains", {})
+    if id(d) in memo:
+        return memo[id(d)]
     certain, uncertain = predecessors(d, model)
     if len(uncertain) > MAX_UNCERTAIN:
+        memo[id(d)] = None
         return None
     out = []
     for n in range(len(uncertain) + 1):
@@ -158,6 +320,7 @@ def chains(d: Scope, model: Model) -> list[list[Scope]] | None:
             if any(not may_meet(a, b, model) for a in subset for b in certain):
                 continue
             out.append(sorted(certain + list(subset), key=Scope.merge_key))
+    memo[id(d)] = out
     return out
 
 
@@ -256,8 +419,30 @@ def methods_of(model: Model) -> list[str]:
     return sorted(names) + [OTHER]
 
 
+_FULL_MEMO: dict[tuple, X.Expr | Inexact] = {}
+
+
 def full_expr(state: Effective, mode: Mode, methods: list[str]) -> X.Expr:
-    """One expression for every method (``Require method`` branches where they differ)."""
+    """One expression for every method (``Require method`` branches where they differ).
+
+    Memoized by value: large configurations repeat the same few policies.
+    """
+    key = (state, mode, tuple(methods))
+    found = _FULL_MEMO.get(key)
+    if found is None:
+        try:
+            found = _full_expr(state, mode, methods)
+        except Inexact as error:
+            found = error
+        if len(_FULL_MEMO) > 20000:
+            _FULL_MEMO.clear()
+        _FULL_MEMO[key] = found
+    if isinstance(found, Inexact):
+        raise Inexact(str(found))
+    return found
+
+
+def _full_expr(state: Effective, mode: Mode, methods: list[str]) -> X.Expr:
     by_method = {m: X.simplify(state_expr(state, m, mode)) for m in methods}
     distinct: list[X.Expr] = []
     for e in by_method.values():
@@ -381,6 +566,11 @@ class Plan:
 
 
 def make_plan(model: Model) -> Plan:
+    with quiet_gc():
+        return _make_plan(model)
+
+
+def _make_plan(model: Model) -> Plan:
     mode = model.mode
     methods = methods_of(model)
     plans: list[ScopePlan] = []

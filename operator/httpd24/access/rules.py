@@ -8,7 +8,7 @@ from typing import Iterable
 from ..engine import Applicability, Finding, Rule, Severity, register
 from . import expr as X
 from .apply import _items, apply_scope_plan, plan_nodes, REMOVED_KEYS
-from .model import Effective, Model, Scope, _dir_under, build, merge
+from .model import Effective, Model, Scope, _dir_under, build, merge, quiet_gc
 from .plan import Inexact, Plan, ScopePlan, chains, full_expr, inherited, make_plan, methods_of
 
 _CACHE: dict[int, tuple[object, Model, Plan]] = {}
@@ -20,7 +20,7 @@ def _analysis(ctx) -> tuple[Model, Plan]:
     cached = _CACHE.get(key)
     if cached is not None and cached[0] is ctx.view:
         return cached[1], cached[2]
-    model = build(ctx.configset, ctx.target)
+    model = build(ctx.configset, ctx.target, ctx.view)
     plan = make_plan(model)
     _CACHE.clear()
     _CACHE[key] = (ctx.view, model, plan)
@@ -52,6 +52,10 @@ class _PlanRule(Rule):
         raise NotImplementedError
 
     def check_config(self, ctx) -> Iterable[Finding]:
+        with quiet_gc():
+            return list(self._check(ctx))
+
+    def _check(self, ctx) -> Iterable[Finding]:
         model, plan = _analysis(ctx)
         if not self.wanted(model):
             return
@@ -331,6 +335,10 @@ class CompatChangesMeaning(Rule):
     summary = "2.4 + mod_access_compat answers differently from 2.2"
 
     def check_config(self, ctx) -> Iterable[Finding]:
+        with quiet_gc():
+            return list(self._check(ctx))
+
+    def _check(self, ctx) -> Iterable[Finding]:
         model, _plan = _analysis(ctx)
         if not model.has_compat or model.hybrid:
             return
@@ -424,6 +432,10 @@ class HtaccessOverride(Rule):
     summary = ".htaccess access control needs AllowOverride AuthConfig in 2.4"
 
     def check_config(self, ctx) -> Iterable[Finding]:
+        with quiet_gc():
+            return list(self._check(ctx))
+
+    def _check(self, ctx) -> Iterable[Finding]:
         model, _plan = _analysis(ctx)
         if not model.has_entry:
             return
@@ -498,6 +510,10 @@ class InvalidAccessArgument(Rule):
     summary = "Allow/Deny/Order/Satisfy argument httpd refuses"
 
     def check_config(self, ctx) -> Iterable[Finding]:
+        with quiet_gc():
+            return list(self._check(ctx))
+
+    def _check(self, ctx) -> Iterable[Finding]:
         model, _plan = _analysis(ctx)
         for scope in model.scopes:
             for item, message in scope.own.errors:

@@ -1,0 +1,129 @@
+"""The access-control analysis stays linear in the size of the configuration.
+
+Two properties: the indexed search for the sections that may merge before a
+section finds exactly what a scan of every section finds (on random nested
+configurations, with and without virtual hosts, aliases and wildcards), and
+linting 4x as many virtual hosts costs at most ~4x (asserted < 8x; the
+quadratic search took 16x).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+
+from httpd24.access import build
+from httpd24.access.plan import _predecessors_scan, chains, predecessors
+from httpd24.apache.differential import random_config
+from httpd24.config import ConfigSet
+from httpd24.engine import lint, migrate
+
+
+def _vhosts(rng: random.Random, text: str) -> str:
+    """The sections of a random configuration spread over the main server and two virtual hosts."""
+    lines = text.splitlines()
+    out, blocks, current = [lines[0]], [], []
+    for line in lines[1:]:
+        current.append(line)
+        if line.startswith("</"):
+            blocks.append(current)
+            current = []
+    hosts: dict[int, list[str]] = {0: [], 1: [], 2: []}
+    for block in blocks:
+        hosts[rng.randrange(3)].extend(block)
+    out += hosts[0]
+    out += ["Alias /static/ /srv/static/", "<Directory /srv/*/a>", "    Order deny,allow", "    Deny from 10.9", "</Directory>"]
+    for n in (1, 2):
+        out += [f"<VirtualHost *:80>", f"    ServerName h{n}.test", f"    DocumentRoot /srv/www{n if n == 2 else ''}"]
+        out += ["    " + line for line in hosts[n]]
+        out += ["</VirtualHost>"]
+    return "\n".join(out) + "\n"
+
+
+@pytest.mark.parametrize("seed", [1, 7, 11])
+def test_index_finds_what_a_scan_finds(seed):
+    rng = random.Random(seed)
+    checked = 0
+    for i in range(150):
+        text = random_config(random.Random(f"{seed}:{i}"), max_sections=6)
+        if i % 2:
+            text = _vhosts(rng, text)
+        model = build(ConfigSet.from_mapping({"httpd.conf": text}, entry="httpd.conf"))
+        for scope in model.scopes:
+            assert predecessors(scope, model) == _predecessors_scan(scope, model), (i, scope.label, text)
+            checked += 1
+    assert checked > 500
+
+
+def _config(hosts: int) -> str:
+    parts = ["DocumentRoot /srv/www\n<Directory />\n    Order deny,allow\n    Deny from all\n</Directory>\n"]
+    for n in range(hosts):
+        name = f"site{n}.example.com"
+        parts.append(
+            f"""<VirtualHost *:80>
+    ServerName {name}
+    DocumentRoot /srv/www/{name}/htdocs
+    Alias /static/ /srv/www/{name}/static/
+    <Directory "/srv/www/{name}/htdocs">
+        Options Indexes FollowSymLinks
+        Order allow,deny
+        Allow from all
+    </Directory>
+    <Directory "/srv/www/{name}/private">
+        Order deny,allow
+        Deny from all
+        Allow from 10.{n % 250}.0.0/16 192.168.{n % 250}
+        AuthType Basic
+        AuthName "Private area"
+        AuthUserFile /etc/httpd/passwd
+        Require valid-user
+        Satisfy Any
+    </Directory>
+    <Location /server-status-{n}>
+        SetHandler server-status
+        Order deny,allow
+        Deny from all
+        Allow from 127.0.0.1
+    </Location>
+</VirtualHost>
+"""
+        )
+    return "".join(parts)
+
+
+def _lint_seconds(text: str) -> float:
+    configset = ConfigSet.from_mapping({"httpd.conf": text}, entry="httpd.conf")
+    start = time.process_time()
+    found = lint(configset, select=["HT5"])
+    seconds = time.process_time() - start
+    assert len(found) > 0
+    return seconds
+
+
+def test_lint_time_grows_linearly():
+    small, large = _config(150), _config(600)
+    _lint_seconds(small)  # warm up (imports, caches)
+    times_small, times_large = [], []
+    for _ in range(3):  # interleaved, best of three: load on the machine hits both sizes alike
+        times_small.append(_lint_seconds(small))
+        times_large.append(_lint_seconds(large))
+    ratio = min(times_large) / max(min(times_small), 1e-3)
+    assert ratio < 8, f"4x the virtual hosts took {ratio:.1f}x the time ({min(times_small):.2f}s -> {min(times_large):.2f}s)"
+
+
+def test_every_section_is_translated_in_a_large_configuration():
+    text = _config(300)
+    result = migrate(ConfigSet.from_mapping({"httpd.conf": text}, entry="httpd.conf"), select=["HT5"])
+    out = result.files["httpd.conf"].decode()
+    assert "Order" not in out and "Allow from" not in out and "Satisfy" not in out
+    assert out.count("Require all granted") == 300
+    assert out.count("Require ip 127.0.0.1") == 300
+    assert not [f for f in result.remaining if f.code.startswith("HT5")]
+
+
+def test_chains_are_computed_once_per_section():
+    model = build(ConfigSet.from_mapping({"httpd.conf": _config(3)}, entry="httpd.conf"))
+    scope = next(s for s in model.scopes if s.kind == "location")
+    assert chains(scope, model) is chains(scope, model)
