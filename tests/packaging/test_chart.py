@@ -186,6 +186,8 @@ def test_webhooks_url_mode_for_a_local_operator(render):
         assert rendered[expected["kind"]]["webhooks"] == expected["webhooks"]
     proc = render.run("template", "x", CHART, "--set", "operator.enabled=false", check=False)
     assert proc.returncode != 0 and "set webhook.url" in proc.stderr
+    proc = render.run("template", "x", CHART, "--set", "webhook.url=https://10.0.0.5:9443", check=False)
+    assert proc.returncode != 0 and "set operator.enabled=false with it" in proc.stderr
 
 
 def test_chart_made_certificate_is_valid_for_the_service(render):
