@@ -306,6 +306,17 @@ def override_classes(ctx, document_name: str) -> list[str]:
     return sorted(needed)
 
 
+def _covered(path: str, overridden: set[str]) -> bool:
+    """``path`` or one of its parent directories has its own AllowOverride (a set lookup per level)."""
+    if "/" in overridden:
+        return True
+    while path:
+        if path in overridden:
+            return True
+        path = path.rpartition("/")[0]
+    return False
+
+
 def _has_override(section: Section) -> bool:
     """AllowOverride in the section, also inside its <IfModule>/<IfDefine>/<IfVersion> blocks."""
     for child in section.children:
@@ -429,8 +440,9 @@ class AllowOverrideDefault(Rule):
                 overridden.append(path)
             else:
                 sections.append((item, path))
+        overridden_set = set(overridden)
         for item, path in sections:
-            if any(path == p or p == "/" or path.startswith(p + "/") for p in overridden):
+            if _covered(path, overridden_set):
                 continue  # a parent directory (or this one, elsewhere) sets it
             relies = relies_globally or _mentions_htaccess(item.node)
             choice = decision(ctx, KEEP if relies else ADOPT)
