@@ -144,3 +144,9 @@ def test_committed_crd_equals_generated():
     proc = subprocess.run([sys.executable, str(REPO / "hack" / "gen_crds.py"), "--check"], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert yaml.safe_load((REPO / "crds" / "httpdservers.yaml").read_text()) == crd()
+
+
+def test_headless_service_has_no_cluster_ip():
+    p = _plan(spec=parse_spec({"configMapRef": {"name": "c"}, "service": "Headless"}))
+    assert rollout.service(SERVER, p)["spec"]["clusterIP"] == "None"
+    assert "clusterIP" not in rollout.service(SERVER, _plan())["spec"]

@@ -58,6 +58,7 @@ class Resources(_Model):
 
 DefaultsPolicy = Literal["keep-2.2", "adopt-2.4"]
 MigrationMode = Literal["asStored", "migrated"]
+ServiceMode = Literal["ClusterIP", "Headless", "None"]
 
 
 class HttpdServerSpec(_Model):
@@ -79,6 +80,9 @@ class HttpdServerSpec(_Model):
     )
     defaults: DefaultsPolicy = Field(
         "keep-2.2", description="keep-2.2 writes out 2.2 defaults that changed in 2.4; adopt-2.4 takes the 2.4 defaults."
+    )
+    service: ServiceMode = Field(
+        "ClusterIP", description="The Service in front of the pods: ClusterIP, Headless (no cluster IP) or None (no Service)."
     )
     migration: MigrationMode = Field(
         "migrated",

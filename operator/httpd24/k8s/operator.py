@@ -364,12 +364,6 @@ class Controller:
                     if e.status != 409:
                         raise
             self.written[cm_url] = plan.hash
-        svc_body = rollout.service(server, plan)
-        svc_url = path("v1", "services", namespace, name)
-        svc_digest = _digest(svc_body)
-        if self.written.get(svc_url) != svc_digest:
-            await self.apply_if_changed(svc_url, svc_body)
-            self.written[svc_url] = svc_digest
         dep_body = rollout.deployment(server, plan)
         previous_hash = (((dep or {}).get("spec") or {}).get("template", {}).get("metadata", {}).get("annotations") or {}).get(
             rollout.ANNOTATION_HASH)
@@ -384,6 +378,23 @@ class Controller:
                                  f"deploying ConfigMap {cm_body['metadata']['name']} "
                                  f"({len(plan.modules)} modules: {', '.join(m.name for m in plan.modules)})",
                                  once=plan.hash)
+        # the Service after the Deployment: a Service that cannot be made (no cluster IP left, a
+        # conflicting object) must not hold back a rollout that passed the gate
+        svc_url = path("v1", "services", namespace, name)
+        if plan.spec.service == "None":
+            if self.written.get(svc_url) != "none":
+                await self.kube.delete(svc_url)
+                self.written[svc_url] = "none"
+        else:
+            svc_body = rollout.service(server, plan)
+            svc_digest = _digest(svc_body)
+            if self.written.get(svc_url) != svc_digest:
+                try:
+                    await self.apply_if_changed(svc_url, svc_body)
+                    self.written[svc_url] = svc_digest
+                except ApiError as e:
+                    await self.event(server, "Warning", "ServiceFailed", f"Service {name}: {e.message}", once=svc_digest)
+                    self.enqueue(key, 30)
         done, reason, counts = rollout.rollout_state(dep, plan.hash)
         if done:
             await self.event(server, "Normal", "RolledOut", f"configuration {plan.hash[:12]} runs on "

@@ -328,6 +328,7 @@ def service(server: Mapping[str, Any], p: Plan) -> dict[str, Any]:
             "ownerReferences": [owner_reference(server)],
         },
         "spec": {
+            **({"clusterIP": "None"} if p.spec.service == "Headless" else {}),
             "selector": {LABEL_SERVER: name},
             "ports": [
                 {"name": n, "port": port, "targetPort": port, "protocol": "TCP"}
