@@ -102,11 +102,7 @@ def load(path: str) -> list[Source]:
     if not os.path.exists(path):
         raise InputError(f"{path}: no such file or directory")
     if os.path.isdir(path):
-        configset = ConfigSet.from_directory(path)
-        if not configset.documents and not configset.errors:
-            raise InputError(f"{path}: no configuration files in this directory")
-        paths = {name: os.path.join(path, name) for name in configset.documents}
-        return [Source(path, configset, prefix=path, kind="directory", paths=paths)]
+        return _load_directory(path)
     try:
         with open(path, "rb") as handle:
             data = handle.read()
@@ -130,3 +126,25 @@ def load(path: str) -> list[Source]:
         {name: data}, entry=name, server_root=os.path.dirname(os.path.abspath(path)) or "/"
     )
     return [Source(path, configset, prefix=os.path.dirname(path), kind="file", paths={name: path})]
+
+
+def _load_directory(path: str) -> list[Source]:
+    """httpd files of a directory as one configuration; Kubernetes manifests in it as their ConfigMaps."""
+    configset = ConfigSet.from_directory(path)
+    manifests = sorted(name for name in configset.documents if _is_manifest(name))
+    sources: list[Source] = []
+    for name in manifests:
+        sources.extend(load(os.path.join(path, name)))
+    if manifests:
+        # Parse errors of manifests are not httpd errors: drop those files from the httpd set.
+        for name in manifests:
+            configset.documents.pop(name, None)
+        configset.errors = [e for e in configset.errors if e.file not in manifests]
+        if configset.entry in manifests:
+            configset.entry = None
+    if configset.documents or configset.errors:
+        paths = {name: os.path.join(path, name) for name in configset.documents}
+        sources.insert(0, Source(path, configset, prefix=path, kind="directory", paths=paths))
+    if not sources:
+        raise InputError(f"{path}: no configuration files or ConfigMap manifests in this directory")
+    return sources

@@ -151,3 +151,16 @@ def test_version():
     with contextlib.redirect_stdout(out):
         code = main(["--version"])
     assert code == 0 and out.getvalue().strip() == f"httpd24 {__version__}"
+
+
+def test_directory_with_manifests_reads_them_as_configmaps(tmp_path):
+    (tmp_path / "site.conf").write_text("MaxClients 5\n")
+    (tmp_path / "cm.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web}\ndata:\n  httpd.conf: |\n    MaxClients 10\n"
+    )
+    (tmp_path / "server.yaml").write_text("apiVersion: httpd24.io/v1alpha1\nkind: HttpdServer\nmetadata: {name: web}\n")
+    code, out, err = run("lint", "--select", "HT", "--fail-on", "never", str(tmp_path))
+    assert code == 0, err
+    files = sorted({line.split(":")[0] for line in out.splitlines()})
+    assert files == [f"{tmp_path}/cm.yaml[default/web]", f"{tmp_path}/site.conf"]
+    assert "HT406" not in out

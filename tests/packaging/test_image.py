@@ -156,9 +156,6 @@ def test_wheel_builds_installs_and_runs_in_a_fresh_venv(tmp_path):
     assert not re.search(r"HT406 (apiVersion|kind|metadata|data):", proc.stdout), "a manifest was read as httpd configuration"
 
 
-@pytest.mark.xfail(strict=True, reason="httpd24.inputs reads every file of a directory as httpd configuration, "
-                                       "so the YAML manifests in examples/ give HT406 per YAML key (not a packaging "
-                                       "file; reported to the lead)")
 def test_lint_examples_directory():
     proc = subprocess.run([sys.executable, "-m", "httpd24", "lint", "examples/"], capture_output=True, text=True,
                           cwd=REPO, timeout=120)
