@@ -115,7 +115,7 @@ def test_translation_matches(httpd, translation_cases, assert_all_ok, group):
         "inheritance": INHERITANCE,
         "spec": [(f"spec §5.2 rule 6 {k}", DOCROOT + v[0]) for k, v in RULE6.items()] + [("spec §4 server-status", STATUS_22)],
     }[group]
-    reports = differential.compare_many(translation_cases(access, items), httpd=httpd)
+    reports = differential.compare_many(translation_cases(items), httpd=httpd)
     assert all(r.requests for r in reports if r.ok)
     assert_all_ok(reports, group)
 

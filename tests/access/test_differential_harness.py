@@ -212,3 +212,12 @@ def test_prepare_moves_paths_and_keeps_access_directives():
 def test_prepare_wraps_htaccess():
     units = differential.prepare({".htaccess": "Order deny,allow\nDeny from all\n"}, fs_root="/T")
     assert units["main"].splitlines()[0] == "<Directory /T/var/www/html>"
+
+
+def test_translator_exception_is_reported_per_case(httpd):
+    good, raised = differential.compare_many(
+        [differential.Case("good", STATUS_22, STATUS_24), differential.Case("raised", STATUS_22, ValueError("no exact form"))],
+        httpd=httpd)
+    assert good.ok, good.format()
+    assert not raised.ok and raised.requests == 0
+    assert "translation raised ValueError: no exact form" in raised.format()

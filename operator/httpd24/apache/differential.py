@@ -213,7 +213,10 @@ class VerifyReport:
         if self.reference_error:
             lines.append(f"{head}the reference (original, 2.2 inheritance made explicit, on 2.4 + mod_access_compat) did not start:")
             lines += ["  " + line for line in self.reference_error.strip().splitlines()]
-        if self.candidate_error:
+        if self.candidate_error and self.candidate_error.startswith("translation raised"):
+            lines.append(f"{head}the translation failed:")
+            lines += ["  " + line for line in self.candidate_error.strip().splitlines()]
+        elif self.candidate_error:
             lines.append(f"{head}the migrated configuration did not start on 2.4 without mod_access_compat:")
             lines += ["  " + line for line in self.candidate_error.strip().splitlines()]
         if not lines:
@@ -740,7 +743,11 @@ def _send_all(port: int, source: str, reqs: Sequence[Req], hosts: Mapping[str, s
 
 @dataclass
 class Case:
-    """One configuration pair for :func:`compare_many`: runnable as given (no normalisation)."""
+    """One configuration pair for :func:`compare_many`: runnable as given (no normalisation).
+
+    Either side may be an exception (the normaliser or translator raised): the
+    case then fails with its message and nothing is started for it.
+    """
 
     name: str
     reference: ConfigSet | str | bytes | Mapping[str, bytes | str]
@@ -753,6 +760,7 @@ class _Prepared:
     ref_units: list[tuple[str, _Unit]]
     cand_units: list[tuple[str, _Unit]]
     error: str | None = None
+    failure: tuple[str, BaseException] | None = None  # the normaliser or translator raised
 
 
 class _Workspace:
@@ -816,6 +824,11 @@ def compare_many(
         prepared: list[_Prepared] = []
         ex = _Extractor(str(ws.fs), ws.user_file, ws.group_file)
         for c in cases:
+            if isinstance(c.reference, BaseException) or isinstance(c.candidate, BaseException):
+                p = _Prepared(c.name, [], [])
+                p.failure = ("reference", c.reference) if isinstance(c.reference, BaseException) else ("candidate", c.candidate)
+                prepared.append(p)
+                continue
             try:
                 prepared.append(_Prepared(c.name, ex.units(_as_configset(c.reference)), ex.units(_as_configset(c.candidate))))
             except (ParseError, ValueError) as e:
@@ -824,7 +837,7 @@ def compare_many(
         if isolate_failures and len(cases) > 1:
             # a server that did not start fails the whole batch: find the case(s) responsible
             for i, (p, r) in enumerate(zip(prepared, reports)):
-                if p.error is None and (r.reference_error or r.candidate_error):
+                if p.error is None and p.failure is None and (r.reference_error or r.candidate_error):
                     reports[i] = _run_prepared([p], ws, httpd, timeout=timeout, budget=budget, sources=sources,
                                                candidate_compat=candidate_compat)[0]
         for r in reports:
@@ -845,7 +858,14 @@ def _run_prepared(prepared: Sequence[_Prepared], ws: _Workspace, httpd: Httpd, *
     reports = [VerifyReport(name=p.name) for p in prepared]
     runnable = []
     for p, r in zip(prepared, reports):
-        if p.error:
+        if p.failure:
+            side, exc = p.failure
+            text = f"{'normalisation' if side == 'reference' else 'translation'} raised {type(exc).__name__}: {exc}"
+            if side == "reference":
+                r.reference_error = text
+            else:
+                r.candidate_error = text
+        elif p.error:
             r.reference_error = p.error
         else:
             runnable.append((p, r))
@@ -883,8 +903,8 @@ def _run_prepared(prepared: Sequence[_Prepared], ws: _Workspace, httpd: Httpd, *
             host = f"u{idx}-{n}.test"
             hosts[uname] = host
             owner[uname] = idx
-            r.reference_config[label] = ref_unit.text
-            r.candidate_config[label] = cand_unit.text
+            r.reference_config[uname] = ref_unit.text
+            r.candidate_config[uname] = cand_unit.text
             ref_text.append(_vhost(host, ref_unit, str(ws.fs)))
             cand_text.append(_vhost(host, cand_unit, str(ws.fs)))
             merged = _Unit(text="", docroot=ref_unit.docroot)
@@ -1186,11 +1206,11 @@ def random_run(
             try:
                 reference: object = normalize(ConfigSet.from_mapping({"httpd.conf": text}, entry="httpd.conf"))
             except Exception as e:  # noqa: BLE001 - reported per configuration
-                reference = f"NormalizeRaised {type(e).__name__}: {e}\n"
+                reference = e
             try:
                 candidate: object = translate(ConfigSet.from_mapping({"httpd.conf": text}, entry="httpd.conf"))
             except Exception as e:  # noqa: BLE001
-                candidate = f"TranslatorRaised {type(e).__name__}: {e}\n"
+                candidate = e
             cases.append(Case(label, reference, candidate))  # type: ignore[arg-type]
         reports = compare_many(cases, httpd=httpd)
         out += [(i, text, r) for (i, text), r in zip(chunk, reports)]
