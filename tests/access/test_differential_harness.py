@@ -200,12 +200,12 @@ def test_prepare_moves_paths_and_keeps_access_directives():
             "    AuthUserFile /etc/secret/pw\n</Directory>\n<VirtualHost *:80>\n    <Location /x>\n"
             "        Deny from all\n    </Location>\n</VirtualHost>\n")
     units = differential.prepare(text, fs_root="/T")
-    assert list(units) == ["main", "vhost1 <VirtualHost *:80> (httpd.conf:11)"]
+    assert list(units) == ["main", "vhost1 <VirtualHost *:80> (httpd.conf)"]
     main = units["main"]
     assert "Listen" not in main and "LoadModule" not in main and "Options" not in main and "ServerRoot" not in main
     assert "<Directory /T/var/www/html/private>" in main and "DocumentRoot /T/var/www/html" in main
     assert "AuthUserFile /USERS" in main and "Allow from 10.1" in main
-    assert "<Location /x>" in units["vhost1 <VirtualHost *:80> (httpd.conf:11)"]
+    assert "<Location /x>" in units["vhost1 <VirtualHost *:80> (httpd.conf)"]
     assert "<Location /x>" not in main
 
 

@@ -367,7 +367,8 @@ class _Extractor:
         htaccess = bool(names) and all(n.rsplit("/", 1)[-1].endswith("htaccess") for n in names)
         out = [("main", self.unit(main, htaccess=htaccess))]
         for i, (node, children) in enumerate(vhosts, 1):
-            label = f"vhost{i} <VirtualHost {' '.join(node.args)}> ({node.location.file}:{node.location.line})"
+            # no line number: the migrated file may have more lines, the units must still pair up
+            label = f"vhost{i} <VirtualHost {' '.join(node.args)}> ({node.location.file})"
             out.append((label, self.unit(main + children)))
         return out
 
