@@ -239,17 +239,13 @@ def cmd_migrate(args: argparse.Namespace, out, err) -> int:
 
 def _verify(source: inputs.Source, migration: Migration, out, err) -> bool:
     """Run original and migrated side by side on real httpd; True when they answer differently."""
-    try:
-        from .apache import differential
-    except ImportError:
-        err.write("httpd24: --verify is not available in this installation\n")
-        return True
+    from .apache import differential
     from .config import ConfigSet
 
     migrated = ConfigSet.from_mapping(migration.files, entry=source.configset.entry, server_root=source.configset.server_root)
-    result = differential.verify(source.configset, migrated)
-    out.write(str(result) + "\n")
-    return not getattr(result, "ok", False)
+    result = differential.verify(source.configset, migrated, name=source.label)
+    out.write(result.format() + "\n")
+    return not result.ok
 
 
 # -- modules ----------------------------------------------------------------------------------

@@ -1,0 +1,43 @@
+"""`httpd24 migrate --verify` on the real apache2: original and migrated answer the same, or the difference is printed."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from httpd24 import inputs
+from httpd24.cli import _verify, main
+from httpd24.engine.runner import Migration
+
+pytestmark = pytest.mark.apache
+
+STATUS_22 = """\
+<Location /server-status>
+    SetHandler server-status
+    Order deny,allow
+    Deny from all
+    Allow from 127.0.0.1
+</Location>
+"""
+
+
+def test_verify_passes_for_the_real_migration(tmp_path, httpd):
+    conf = tmp_path / "status.conf"
+    conf.write_text(STATUS_22)
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["migrate", "--verify", str(conf)], out, err)
+    assert "Require ip 127.0.0.1" in out.getvalue()
+    assert code == 0, out.getvalue() + err.getvalue()
+
+
+def test_verify_reports_a_wrong_migration(tmp_path, httpd):
+    conf = tmp_path / "status.conf"
+    conf.write_text(STATUS_22)
+    [source] = inputs.load(str(conf))
+    wrong = STATUS_22.replace("    Order deny,allow\n    Deny from all\n    Allow from 127.0.0.1\n", "    Require local\n")
+    migration = Migration(files={"status.conf": wrong.encode()}, original={"status.conf": STATUS_22.encode()})
+    out = io.StringIO()
+    assert _verify(source, migration, out, io.StringIO()) is True
+    report = out.getvalue()
+    assert "127.0.0.2" in report and "403" in report and "200" in report, report
