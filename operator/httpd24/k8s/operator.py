@@ -276,7 +276,9 @@ class Controller:
     # -- reconcile ------------------------------------------------------------------------
     async def reconcile(self, namespace: str, name: str) -> None:
         key = (namespace, name)
-        server = self.bodies.get(key) or await self.kube.get(path(SERVERS, PLURAL, namespace, name))
+        server = self.bodies.get(key)
+        if server is None:
+            server = await self.kube.get(path(SERVERS, PLURAL, namespace, name))
         if server is None or server["metadata"].get("deletionTimestamp"):
             self.observe_server(namespace, name, None, deleted=True)
             return
@@ -297,6 +299,8 @@ class Controller:
         dep = self.deps.get(key)
         if dep is None:
             dep = _slim(await self.kube.get(dep_url))
+            if dep is not None:
+                dep = self.deps.setdefault(key, dep)  # a watch event that came meanwhile is newer
 
         # plan, cached by its inputs: the spec and the ConfigMap's uid/resourceVersion (known from
         # the metadata watch, so an unchanged ConfigMap is not even fetched)
@@ -315,7 +319,8 @@ class Controller:
                                         dep=dep, phase="Degraded" if dep else "Pending")
                 return
             version = f"{cm['metadata']['uid']}/{cm['metadata']['resourceVersion']}"
-            self.cm_versions[cm_key] = version
+            # never overwrite what the watch reported meanwhile: it may be newer than this GET
+            self.cm_versions.setdefault(cm_key, version)
             cm_audit = rollout.audit_count(cm["metadata"].get("annotations") or {})
             if cached and cached[0] == spec_digest and cached[1] == version:
                 plan = cached[3]
@@ -369,7 +374,8 @@ class Controller:
             rollout.ANNOTATION_HASH)
         changed, dep = await self.apply_if_changed(dep_url, dep_body, live=dep)
         dep = _slim(dep)
-        self.deps[key] = dep
+        if changed:
+            self.deps.pop(key, None)  # the watch brings the state after this write; until then, GET
         if changed:
             if previous_hash != plan.hash:
                 ROLLOUTS.inc()
@@ -473,9 +479,10 @@ class Controller:
             return
         patch = dict(status)
         patch.update({k: None for k in old if k not in status})  # merge patch: null removes a field
-        updated = await self.kube.merge_patch(path(SERVERS, PLURAL, meta["namespace"], meta["name"], "status"), {"status": patch})
-        if updated:
-            self.bodies[(meta["namespace"], meta["name"])] = updated
+        await self.kube.merge_patch(path(SERVERS, PLURAL, meta["namespace"], meta["name"], "status"), {"status": patch})
+        # the watch delivers the patched object; a stored response could be older than an event
+        # (a spec change) that arrived while patching
+        self.bodies.pop((meta["namespace"], meta["name"]), None)
 
 
 # --- kopf wiring ----------------------------------------------------------------------------
