@@ -48,7 +48,7 @@ def test_install_upgrade_uninstall(cluster):
     cluster.kubectl("create", "namespace", ns)
     cluster.kubectl("label", "namespace", ns, "pod-security.kubernetes.io/enforce=restricted",
                     "pod-security.kubernetes.io/enforce-version=latest")
-    scope = ["--set", f"webhook.namespaceSelector.matchLabels.httpd24\\.io/test={tag}"]
+    scope = ["--set-string", f"webhook.namespaceSelector.matchLabels.httpd24\\.io/test={tag}"]
     try:
         cluster.helm("install", release, CHART, "-n", ns, "--wait", "--timeout", "120s", *scope)
         # every object of the release exists in the apiserver as rendered
@@ -117,7 +117,7 @@ def local(cluster, tmp_path_factory):
         "--set", "operator.enabled=false",
         "--set", f"webhook.url={operator.url}", "--set", f"webhook.caBundle={operator.ca_bundle}",
         "--set", f"operator.watchNamespaces={{{names['enforce']},{names['migrate']}}}",
-        "--set", f"webhook.namespaceSelector.matchLabels.httpd24\\.io/test={tag}",
+        "--set-string", f"webhook.namespaceSelector.matchLabels.httpd24\\.io/test={tag}",
     )
     demo.token_kubeconfig(kube, names["system"], f"{names['release']}-httpd24", operator.kubeconfig)
     operator.start()
