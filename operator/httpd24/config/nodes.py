@@ -126,7 +126,8 @@ class Directive(Node):
         unterminated_quote: bool = False,
     ) -> None:
         self.raw = raw
-        self.name = name
+        self._name = name
+        self.key = name.lower()
         self.args = args
         self.raw_args = raw_args
         self.indent = indent

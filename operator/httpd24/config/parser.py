@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import gc
 import re
+from typing import NamedTuple
 
 from .errors import ParseError
 from .nodes import ENCODING, ERRORS, Blank, Comment, Directive, Document, Location, Node, Section
@@ -89,18 +90,15 @@ def tokenize(text: str) -> tuple[list[str], list[str], bool]:
     return values, raws, unterminated
 
 
-class _Line:
+class _Line(NamedTuple):
     """One logical line: the physical lines it spans and their joined content."""
 
-    __slots__ = ("raw", "content", "first", "last", "last_len", "eol")
-
-    def __init__(self, raw: str, content: str, first: int, last: int, last_len: int, eol: str) -> None:
-        self.raw = raw
-        self.content = content
-        self.first = first
-        self.last = last
-        self.last_len = last_len
-        self.eol = eol
+    raw: str
+    content: str
+    first: int
+    last: int
+    last_len: int
+    eol: str
 
 
 def _logical_lines(text: str):
@@ -191,8 +189,9 @@ def _parse(data: bytes | str, name: str) -> Document:
     lines = _logical_lines(text)
     for line in lines:
         content = line.content
-        stripped = content.strip(WHITESPACE)
-        column = len(content) - len(content.lstrip(WHITESPACE)) + 1
+        lstripped = content.lstrip(WHITESPACE)
+        stripped = lstripped.rstrip(WHITESPACE)
+        column = len(content) - len(lstripped) + 1
         location = Location(name, line.first, column, line.last, line.last_len + 1)
         if not stripped:
             node: Node = Blank(line.raw, location)
@@ -215,9 +214,10 @@ def _parse(data: bytes | str, name: str) -> Document:
             continue
         else:
             values, raws, unterminated = tokenize(stripped)
-            node = Directive(
-                line.raw, values[0], values[1:], raws[1:], _indent_of(line.raw), line.eol, location, unterminated
-            )
+            indent = content[: column - 1]
+            if indent.strip(" \t"):  # leading \f or \v, or whitespace carried over a continuation
+                indent = _indent_of(line.raw)
+            node = Directive(line.raw, values[0], values[1:], raws[1:], indent, line.eol, location, unterminated)
         node.parent = parent
         children.append(node)
     if stack:
