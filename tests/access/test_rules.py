@@ -61,16 +61,34 @@ def test_ht501_finding():
 
 
 def test_ht501_no_fix_when_meaning_depends_on_other_sections():
+    # <LocationMatch> inherits Satisfy Any only where <Directory /srv/www/c> applies (the URL
+    # /c/x maps into it; /__fs-like aliases and other vhosts may not): no single 2.4 form.
+    text = (
+        "DocumentRoot /srv/www\n<Directory /srv/www/c>\n    Order mutual-failure\n"
+        "    Allow from 127.0.0.8/29\n    Deny from 127.1\n    Satisfy any\n</Directory>\n"
+        '<LocationMatch "^/c/">\n    Order mutual-failure\n    Allow from 127.1\n'
+        "    AuthType Basic\n    AuthName r\n    AuthUserFile /etc/users\n    Require user bob carol\n</LocationMatch>\n"
+    )
+    result = findings(text, "HT501")
+    assert result and all(f.fix is None for f in result)
+    [location] = [f for f in result if f.line == 9]  # the Order line of <LocationMatch>
+    assert "depends on which other sections apply" in location.message
+    assert any("needs a person" in f.message for f in result if f.line != 9)
+
+
+def test_ht501_satisfy_only_section_keeps_the_inherited_rules_with_authmerging():
+    # <Files> may meet either directory; Satisfy Any without any Require changes nothing in 2.2,
+    # so it inherits whichever address rules apply: AuthMerging And keeps them in 2.4.
     text = (
         "DocumentRoot /srv\n<Directory /srv/a>\n    Order allow,deny\n    Allow from 10.0.0.1\n</Directory>\n"
         "<Directory /srv/b>\n    Order allow,deny\n    Allow from 10.0.0.2\n</Directory>\n"
         "<Files secret.txt>\n    Satisfy Any\n</Files>\n"
     )
-    result = findings(text, "HT501")
-    assert result and all(f.fix is None for f in result)
-    [files] = [f for f in result if f.line == 11]  # the Satisfy line of <Files>
-    assert "depends on which other sections apply" in files.message
-    assert any("needs a person" in f.message for f in result if f.line != 11)
+    assert fixed(text, "HT501") == (
+        "DocumentRoot /srv\n<Directory /srv/a>\n    Require ip 10.0.0.1\n</Directory>\n"
+        "<Directory /srv/b>\n    Require ip 10.0.0.2\n</Directory>\n"
+        "<Files secret.txt>\n    AuthMerging And\n    Require all granted\n</Files>\n"
+    )
 
 
 def test_ht502_hybrid_states_assumption():

@@ -36,7 +36,7 @@ def _vhosts(rng: random.Random, text: str) -> str:
     out += hosts[0]
     out += ["Alias /static/ /srv/static/", "<Directory /srv/*/a>", "    Order deny,allow", "    Deny from 10.9", "</Directory>"]
     for n in (1, 2):
-        out += [f"<VirtualHost *:80>", f"    ServerName h{n}.test", f"    DocumentRoot /srv/www{n if n == 2 else ''}"]
+        out += ["<VirtualHost *:80>", f"    ServerName h{n}.test", f"    DocumentRoot /srv/www{n if n == 2 else ''}"]
         out += ["    " + line for line in hosts[n]]
         out += ["</VirtualHost>"]
     return "\n".join(out) + "\n"

@@ -36,8 +36,12 @@ from .model import (
 )
 
 MAX_UNCERTAIN = 8
-#: Try AuthMerging / equivalent forms for context-dependent sections (off: not yet proven on real httpd).
-RESOLVE = False
+#: Try AuthMerging / equivalent forms for context-dependent sections. Its 3 mismatches in 120 random
+#: configurations came from expressions that meant something else in memory than as written (a bare
+#: ``Require not`` evaluated NEUTRAL where the renderer writes ``RequireAll`` + ``all granted``); fixed in
+#: :func:`negate`. Measured after the fix (seeds 1, 7, 11 x 120): no mismatch on real httpd wherever the
+#: reference (normalize_22) could make 2.2 inheritance explicit, none against the 2.2 model anywhere.
+RESOLVE = True
 
 
 # -- which scopes meet -------------------------------------------------------------------------
@@ -343,19 +347,33 @@ def entry_expr(entry: Entry) -> X.Expr:
         return X.Leaf("host", (entry.name,))
     if entry.kind == "env":
         return X.Leaf("env", (entry.name,))
-    return X.Leaf("env", (entry.name,), negate=True)  # env=!NAME
+    return _not(X.Leaf("env", (entry.name,)))  # env=!NAME
+
+
+def _not(leaf: X.Leaf) -> X.Expr:
+    """"Not ``leaf``" as a GRANTED/DENIED expression: mod_authz_core never grants on a bare
+    ``Require not``, so it stands next to ``Require all granted`` in a ``<RequireAll>``
+    (what the renderer writes; the in-memory expression must mean the same when evaluated)."""
+    return X.All((X.TRUE, X.Leaf(leaf.provider, leaf.args, True)))
 
 
 def negate(e: X.Expr) -> X.Expr:
+    """The boolean negation of an address expression (ip/host/env leaves, all granted/denied)."""
     if e == X.TRUE:
         return X.FALSE
     if e == X.FALSE:
         return X.TRUE
     if isinstance(e, X.Leaf):
-        return X.Leaf(e.provider, e.args, not e.negate)
-    if isinstance(e, X.AnyOf) and not e.negate:
-        return X.All((X.TRUE,) + tuple(negate(i) for i in e.items))
-    return type(e)(e.items, not e.negate)
+        return X.Leaf(e.provider, e.args) if e.negate else _not(e)
+    if e.negate:
+        raise ValueError(f"negated container in an address expression: {e!r}")
+    if isinstance(e, X.AnyOf):
+        return X.simplify(X.All((X.TRUE,) + tuple(negate(i) for i in e.items)))
+    # All: TRUE items drop out; not (a and b) = (not a) or (not b)
+    items = [i for i in e.items if i != X.TRUE]
+    if not items:
+        return X.FALSE
+    return X.simplify(X.AnyOf(tuple(negate(i) for i in items)))
 
 
 def host_expr(host: Host, method: str) -> X.Expr:
