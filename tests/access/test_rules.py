@@ -202,3 +202,25 @@ def test_ht506_invalid(line):
     [finding] = findings(text, "HT506")
     assert finding.line == 2 and "refuses to start" in finding.message
     assert all(f.fix is None for f in findings(text, "HT501"))
+
+
+@pytest.mark.parametrize(
+    ("files", "requires"),
+    [
+        pytest.param("AuthDBMGroupFile /etc/groups.db", "Require dbm-group admins", id="dbm-only"),
+        pytest.param("AuthGroupFile /etc/groups\n    AuthDBMGroupFile /etc/groups.db",
+                     "Require group admins\n    Require dbm-group admins", id="both-files"),
+        pytest.param("AuthGroupFile /etc/groups", "Require group admins", id="file-only"),
+    ],
+)
+def test_ht501_require_group_follows_the_group_file(files, requires):
+    # spec §5.1: with AuthDBMGroupFile, 2.2's "Require group" (mod_authz_dbm) is "Require dbm-group" in 2.4.
+    text = (
+        "<Directory /srv>\n    Order deny,allow\n    Deny from all\n    Allow from 10.0.0.0/8\n    Satisfy Any\n"
+        f"    AuthType Basic\n    AuthName r\n    {files}\n    Require group admins\n</Directory>\n"
+        "<Directory /srv/sub>\n    Order allow,deny\n    Allow from all\n</Directory>\n"
+    )
+    out = fixed(text, "HT501")
+    assert out.startswith(f"<Directory /srv>\n    {requires}\n    Require ip 10.0.0.0/8\n")
+    # the sub-directory inherits Satisfy Any: its Allow from all decides alone
+    assert f"<Directory /srv/sub>\n    Require all granted\n</Directory>" in out

@@ -161,6 +161,8 @@ class Own:
     authz: X.Expr | None = None
     authmerging: str | None = None
     authtype: str | None = None
+    #: Group files set here: {"file": AuthGroupFile, "dbm": AuthDBMGroupFile} -> set (True) or not.
+    group_files: dict[str, bool] = field(default_factory=dict)
     #: Items of each kind, for locations and edits.
     items: dict[str, list[Item]] = field(default_factory=dict)
     errors: list[tuple[Item, str]] = field(default_factory=list)
@@ -183,6 +185,8 @@ class Effective:
     requires: tuple[RequireLine, ...] = ()
     authz: X.Expr | None = None
     authtype: str | None = None
+    #: Where 2.2's ``Require group`` looked: ("file",), ("dbm",) or both (mod_authz_groupfile / _dbm).
+    group_files: tuple[str, ...] = ()
 
     def satisfy_for(self, method: str) -> str:
         result = "all"
@@ -195,6 +199,14 @@ class Effective:
         return [r for r in self.requires if method in r.methods]
 
 
+def _group_files(parent: tuple[str, ...], own: dict[str, bool]) -> tuple[str, ...]:
+    """Group files in effect: each of AuthGroupFile / AuthDBMGroupFile is inherited unless set again."""
+    if not own:
+        return parent
+    have = {k for k in parent if k not in own} | {k for k, v in own.items() if v}
+    return tuple(sorted(have))
+
+
 def merge(parent: Effective, own: Own, mode: Mode) -> Effective:
     if mode == "2.2":
         return Effective(
@@ -203,6 +215,7 @@ def merge(parent: Effective, own: Own, mode: Mode) -> Effective:
             requires=own.requires if own.requires is not None else parent.requires,
             authz=None,
             authtype=own.authtype or parent.authtype,
+            group_files=_group_files(parent.group_files, own.group_files),
         )
     # compat: the four directives share one struct without merger.
     if own.has_compat:
@@ -588,6 +601,10 @@ class Builder:
                     (item.args[0], self._absolute(item.args[1]))
                 )
                 continue
+            if key in ("authgroupfile", "authdbmgroupfile"):
+                own = self.scope_for(section, vhost, item).own
+                own.group_files["file" if key == "authgroupfile" else "dbm"] = bool(item.args)
+                continue
             if key == "allowoverride" and section is not None:
                 self.scope_for(section, vhost, item).allowoverride = item
                 continue
@@ -684,7 +701,7 @@ class Builder:
 _READ_KEYS = (
     SCOPE_KEYS | COMPAT_KEYS | AUTHZ_CONTAINERS
     | {"virtualhost", "servername", "serveralias", "documentroot", "alias", "scriptalias", "allowoverride",
-       "accessfilename", "require", "authtype", "authmerging"}
+       "accessfilename", "require", "authtype", "authmerging", "authgroupfile", "authdbmgroupfile"}
 )
 
 

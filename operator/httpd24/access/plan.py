@@ -385,14 +385,17 @@ def host_expr(host: Host, method: str) -> X.Expr:
     return X.simplify(X.All((allows, not_denied)))
 
 
-def require_expr_22(state: Effective, method: str, dbm_groups: bool = False) -> X.Expr | None:
+def require_expr_22(state: Effective, method: str) -> X.Expr | None:
+    """2.2's Require lines in 2.4 form. ``Require group`` checked AuthGroupFile (mod_authz_groupfile)
+    and/or AuthDBMGroupFile (mod_authz_dbm); 2.4 names the DBM check ``Require dbm-group`` (spec §5.1)."""
     lines = state.requires_for(method)
     if not lines:
         return None
-    leaves = []
+    leaves: list[X.Expr] = []
     for line in lines:
         leaf = X.from_require(line.words)
-        if dbm_groups and isinstance(leaf, X.Leaf) and leaf.provider == "group":
+        if isinstance(leaf, X.Leaf) and leaf.provider == "group" and "dbm" in state.group_files:
+            leaves += [X.Leaf(p, leaf.args, leaf.negate) for p in (("group",) if "file" in state.group_files else ())]
             leaf = X.Leaf("dbm-group", leaf.args, leaf.negate)
         leaves.append(leaf)
     return X.simplify(X.AnyOf(tuple(leaves)))
