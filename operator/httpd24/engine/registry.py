@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import re
+import threading
 from typing import TYPE_CHECKING, Callable, ClassVar, Iterable, TypeVar
 
 from .finding import Applicability, Finding, Fix, Severity
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
 
 _REGISTRY: dict[str, "Rule"] = {}
 _LOADED = False
+_LOAD_LOCK = threading.Lock()
 
 #: Old code -> new code, for codes that were renamed (never reuse a code).
 REDIRECTS: dict[str, str] = {}
@@ -102,14 +104,18 @@ def register(cls: R) -> R:
 
 
 def _load() -> None:
+    """Import every rule module once; threads that ask meanwhile wait for the whole catalogue."""
     global _LOADED
     if _LOADED:
         return
-    _LOADED = True
-    for package_name in ("httpd24.rules", "httpd24.access"):
-        package = importlib.import_module(package_name)
-        for module in pkgutil.walk_packages(package.__path__, package_name + "."):
-            importlib.import_module(module.name)
+    with _LOAD_LOCK:
+        if _LOADED:
+            return
+        for package_name in ("httpd24.rules", "httpd24.access"):
+            package = importlib.import_module(package_name)
+            for module in pkgutil.walk_packages(package.__path__, package_name + "."):
+                importlib.import_module(module.name)
+        _LOADED = True
 
 
 def all_rules() -> list[Rule]:
