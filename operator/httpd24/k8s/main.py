@@ -147,7 +147,8 @@ def run(args: argparse.Namespace) -> int:
         print("httpd24 operator needs the operator extra: pip install 'httpd24[operator]'", file=sys.stderr)
         return 2
     _configure_logging(args)
-    from . import admission, certs, review
+    # Importing the admission module registers its kopf handlers: only when webhooks are on.
+    from . import certs, review
 
     if not 1 <= args.timeout_seconds <= 30:
         print(f"--timeout-seconds must be 1..30, got {args.timeout_seconds}", file=sys.stderr)
@@ -164,25 +165,30 @@ def run(args: argparse.Namespace) -> int:
     excluded = {"kube-system", *args.excluded}
     if args.operator_namespace:
         excluded.add(args.operator_namespace)
-    admission.CONFIG.default_mode = review.Mode.parse(args.default_mode) or review.DEFAULT_MODE
-    admission.CONFIG.excluded_namespaces = frozenset(excluded)
     modules = _import_handlers(args)
     log.info("handlers from %s", ", ".join(modules) or "nothing")
+    reviewer = None
     if not args.no_admission:
-        admission.REVIEWER.workers = max(0, args.review_workers)
-        admission.REVIEWER.start()  # before kopf's threads exist
+        from . import admission
+
+        admission.CONFIG.default_mode = review.Mode.parse(args.default_mode) or review.DEFAULT_MODE
+        admission.CONFIG.excluded_namespaces = frozenset(excluded)
+        reviewer = admission.REVIEWER
+        reviewer.workers = max(0, args.review_workers)
+        reviewer.start()  # before kopf's threads exist
     try:
         return asyncio.run(_main(args, tls, host, service, sorted(excluded)))
     except KeyboardInterrupt:
         return 0
     finally:
-        admission.REVIEWER.stop()
+        if reviewer is not None:
+            reviewer.stop()
 
 
 async def _main(args, tls, host, service, excluded) -> int:
     import kopf
 
-    from . import admission, metrics, webhooks, webhooks_manage
+    from . import metrics, webhooks, webhooks_manage
 
     settings = kopf.OperatorSettings()
     # Nothing is written on user objects: kopf keeps handler progress and the last-handled
@@ -196,6 +202,8 @@ async def _main(args, tls, host, service, excluded) -> int:
     settings.admission.managed = None
     stopping: list[Any] = []
     if tls is not None:
+        from . import admission
+
         certfile, pkeyfile, cafile = tls
         server = admission.Server(
             addr=args.webhook_addr, port=args.webhook_port, host=host,
