@@ -160,9 +160,8 @@ async def bench(args, cluster) -> dict:
     op_log = open(Path(cluster.state_dir) / "bench-operator.log", "wb")
     env = dict(cluster.env, HTTPD24_OPERATOR_RESYNC="0", HTTPD24_OPERATOR_WORKERS=str(args.workers))
     profile = ["-m", "cProfile", "-o", os.environ["HTTPD24_BENCH_PROFILE"]] if os.environ.get("HTTPD24_BENCH_PROFILE") else []
-    op = subprocess.Popen([sys.executable, *profile, "-m", "kopf", "run", "--standalone", "--all-namespaces", "-q", "-m",
-                           "httpd24.k8s.operator"], stdout=op_log, stderr=subprocess.STDOUT, env=env,
-                          start_new_session=True)
+    op = subprocess.Popen([sys.executable, *profile, "-m", "httpd24", "operator", "--no-admission", "--metrics-port", "0",
+                           "-q"], stdout=op_log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
     sampler = Sampler(op.pid)
     sampler.start()
     result: dict = {}

@@ -1,6 +1,6 @@
 """The operator end to end on the real local control plane (kube-apiserver, controllers, kwok nodes).
 
-The operator runs as ``kopf run -m httpd24.k8s.operator`` in a subprocess, so a test can kill and
+The operator runs as ``httpd24 operator --no-admission`` (the product's own entry point) in a subprocess, so a test can kill and
 restart it (``httpd24 operator --no-admission`` still registers the admission handlers and then
 refuses to start without a webhook server). Each test has its own namespace.
 """
@@ -64,7 +64,7 @@ class Operator:
         log = open(self.log_dir / f"operator-{self.runs}.log", "wb")
         env = dict(self.cluster.env, HTTPD24_OPERATOR_RESYNC="0", PYTHONUNBUFFERED="1")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "kopf", "run", "--standalone", "--all-namespaces", "-m", "httpd24.k8s.operator"],
+            [sys.executable, "-m", "httpd24", "operator", "--no-admission", "--metrics-port", "0"],
             stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True,
         )
 
