@@ -48,16 +48,24 @@ def htaccess_documents(ctx) -> list[str]:
 
 def _server_items(ctx):
     """Live items that are not in .htaccess files."""
-    names = access_file_names(ctx)
+    htaccess = set(htaccess_documents(ctx))  # judged per file, not per line
     for item in ctx.live_items():
-        if not is_htaccess(item.file, names):
+        if item.file not in htaccess:
             yield item
 
 
 def serving_anchor(ctx) -> Item | None:
     """Where a server-wide default is written: before the main server's first DocumentRoot,
     else before the first <VirtualHost>, else before the first <Directory>; None for a
-    configuration that serves no files (a module's settings, an .htaccess file)."""
+    configuration that serves no files (a module's settings, an .htaccess file).
+    Computed once per lint pass (several rules ask)."""
+    cache = ctx.__dict__.setdefault("_httpd24_serving_anchor", [])
+    if not cache:
+        cache.append(_serving_anchor(ctx))
+    return cache[0]
+
+
+def _serving_anchor(ctx) -> Item | None:
     first_vhost = first_directory = None
     for item in _server_items(ctx):
         if item.key == "documentroot" and item.in_section("virtualhost") is None and not item.context:
