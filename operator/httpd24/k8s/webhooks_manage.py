@@ -13,6 +13,8 @@ from typing import Any
 import aiohttp
 import kopf
 
+from .rollout_api import credentials  # one login for every client of the operator
+
 log = logging.getLogger("httpd24.webhooks")
 
 ADMISSION_API = "/apis/admissionregistration.k8s.io/v1"
@@ -26,14 +28,6 @@ class ApiError(Exception):
     def __init__(self, status: int, message: str) -> None:
         super().__init__(f"HTTP {status}: {message}")
         self.status = status
-
-
-def credentials() -> kopf.ConnectionInfo:
-    settings = kopf.OperatorSettings()
-    info = kopf.login_with_service_account(settings=settings) or kopf.login_with_kubeconfig(settings=settings)
-    if info is None:
-        raise kopf.LoginError("no service account and no kubeconfig (set KUBECONFIG)")
-    return info
 
 
 class Api:
