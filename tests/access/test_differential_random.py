@@ -72,6 +72,14 @@ def test_random_translations_match(httpd, access, capsys):
     results = differential.random_run(SEED, COUNT, access.translate, access.normalize_22, httpd=httpd)
     assert len(results) == COUNT
     proven = [(i, t, r) for i, t, r in results if i not in refused and i not in unproven]
+    # A request that timed out is no answer (host rules make httpd do reverse DNS, slow on a loaded
+    # machine): run that configuration again on its own with a longer timeout before judging it.
+    for position, (i, t, r) in enumerate(proven):
+        if not r.ok and "timed out" in f"{r.reference_error or ''} {r.candidate_error or ''}":
+            cs = differential.ConfigSet.from_mapping({"httpd.conf": t}, entry="httpd.conf")
+            case = differential.Case(f"seed={SEED} index={i} (again)", access.normalize_22(cs), access.translate(cs))
+            [again] = differential.compare_many([case], httpd=httpd, timeout=60)
+            proven[position] = (i, t, again)
     bad = [(i, t, r) for i, t, r in proven if not r.ok]
     unproven_differences = sorted(i for i, _t, r in results if i in unproven - refused and not r.ok)
     with capsys.disabled():
