@@ -137,23 +137,26 @@ def _diff(source: inputs.Source, migration: Migration) -> str:
     return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in chunks)
 
 
+class _Block(str):
+    """A multi-line string written as a YAML literal block, as people write ConfigMaps."""
+
+
 def _configmap_yaml(source: inputs.Source, migration: Migration) -> str:
     import yaml
 
-    with open(source.manifest, "rb") as handle:  # type: ignore[arg-type]
-        objects = inputs._load_manifest_objects(source.manifest or "", handle.read())
-    obj = dict(objects[source.manifest_index])
-    obj["data"] = {name: data.decode("utf-8", "surrogateescape") for name, data in sorted(migration.files.items())}
-
-    class Literal(str):
+    class Dumper(yaml.SafeDumper):
         pass
 
-    def literal(dumper, value):
-        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|" if "\n" in value else None)
-
-    yaml.SafeDumper.add_representer(Literal, literal)
-    obj["data"] = {k: Literal(v) for k, v in obj["data"].items()}
-    return yaml.safe_dump(obj, sort_keys=False, allow_unicode=True)
+    Dumper.add_representer(
+        _Block, lambda d, v: d.represent_scalar("tag:yaml.org,2002:str", v, style="|" if "\n" in v else None)
+    )
+    with open(source.manifest, "rb") as handle:  # type: ignore[arg-type]
+        objects = inputs.load_manifest_objects(source.manifest or "", handle.read())
+    obj = dict(objects[source.manifest_index])
+    obj["data"] = {
+        name: _Block(data.decode("utf-8", "surrogateescape")) for name, data in sorted(migration.files.items())
+    }
+    return yaml.dump(obj, Dumper=Dumper, sort_keys=False, allow_unicode=True)
 
 
 def _write(source: inputs.Source, migration: Migration) -> None:

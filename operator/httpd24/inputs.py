@@ -56,7 +56,7 @@ def _is_manifest(path: str) -> bool:
     return path.endswith((".yaml", ".yml", ".json"))
 
 
-def _load_manifest_objects(path: str, data: bytes) -> list[dict]:
+def load_manifest_objects(path: str, data: bytes) -> list[dict]:
     text = data.decode("utf-8", "replace")
     if path.endswith(".json"):
         try:
@@ -109,7 +109,7 @@ def load(path: str) -> list[Source]:
     except OSError as error:
         raise InputError(f"{path}: cannot read ({error.strerror})")
     if _is_manifest(path):
-        objects = _load_manifest_objects(path, data)
+        objects = load_manifest_objects(path, data)
         configmaps = [(i, o) for i, o in enumerate(objects) if o.get("kind") == "ConfigMap"]
         if configmaps:
             sources = []
