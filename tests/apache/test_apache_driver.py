@@ -413,3 +413,15 @@ def test_runs_as_ordinary_user(httpd):
         pytest.skip(f"the package is not readable by nobody: {cp.stderr[-300:]}")
     assert cp.returncode == 0, cp.stderr
     assert cp.stdout.split() == ["200", "403"]
+
+
+def test_debian_style_log_dir_variable_resolves(httpd):
+    from httpd24.apache import configtest
+
+    result = configtest(
+        {"site.conf": b"ErrorLog ${APACHE_LOG_DIR}/error.log\nCustomLog ${APACHE_LOG_DIR}/access.log common\n"},
+        "site.conf",
+        ["log_config_module"],
+        httpd=httpd,
+    )
+    assert result.ok, result.output

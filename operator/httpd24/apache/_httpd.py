@@ -83,6 +83,8 @@ class Httpd:
         env = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C", "LC_ALL": "C"}
         if run_dir is not None:
             run_dir = os.fspath(run_dir)
+            # Debian-style configurations write `ErrorLog ${APACHE_LOG_DIR}/error.log`: it must exist.
+            os.makedirs(os.path.join(run_dir, "logs"), exist_ok=True)
             user, group = run_user()
             env.update(
                 APACHE_RUN_USER=user or "www-data",
