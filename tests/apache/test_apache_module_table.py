@@ -97,9 +97,9 @@ def test_directives_match_httpd_L(httpd, mpm, tmp_path):
 
 def test_table_lookups():
     d = table.directive_modules()
-    assert d["rewriterule"] == ["mod_rewrite.c"]
-    assert d["<ifmodule"] == ["core.c"]
-    assert d["order"] == ["mod_access_compat.c"]
+    assert d["rewriterule"] == ("mod_rewrite.c",)
+    assert d["<ifmodule"] == ("core.c",)
+    assert d["order"] == ("mod_access_compat.c",)
     assert set(d["listen"]) == {"event.c", "prefork.c", "worker.c"}
     assert table.module_by_source("mod_rewrite.c").identifier == "rewrite_module"
     ldap = table.modules()["ldap_module"]
