@@ -159,15 +159,26 @@ def _configmap_yaml(source: inputs.Source, migration: Migration) -> str:
     return yaml.dump(obj, Dumper=Dumper, sort_keys=False, allow_unicode=True)
 
 
-def _write(source: inputs.Source, migration: Migration) -> None:
+def _write(source: inputs.Source, migration: Migration, err) -> bool:
+    """Write the changed files (each atomically, keeping its permissions); False if one could not be."""
+    ok = True
     for name in sorted(migration.changed):
         path = source.paths.get(name)
         if path is None:
             continue
         tmp = path + ".httpd24.tmp"
-        with open(tmp, "wb") as handle:
-            handle.write(migration.files[name])
-        os.replace(tmp, path)
+        try:
+            mode = os.stat(path).st_mode & 0o7777
+            with open(tmp, "wb") as handle:
+                handle.write(migration.files[name])
+            os.chmod(tmp, mode)
+            os.replace(tmp, path)
+        except OSError as error:
+            err.write(f"httpd24: cannot write {path}: {error.strerror}; it is left as it was\n")
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            ok = False
+    return ok
 
 
 def _summary(source: inputs.Source, migration: Migration, err) -> None:
@@ -219,7 +230,7 @@ def cmd_migrate(args: argparse.Namespace, out, err) -> int:
         elif args.diff:
             out.write(_diff(source, migration))
         elif args.write:
-            _write(source, migration)
+            failed |= not _write(source, migration, err)
         elif source.kind == "configmap":
             out.write("---\n" + _configmap_yaml(source, migration))
         else:

@@ -164,3 +164,19 @@ def test_directory_with_manifests_reads_them_as_configmaps(tmp_path):
     files = sorted({line.split(":")[0] for line in out.splitlines()})
     assert files == [f"{tmp_path}/cm.yaml[default/web]", f"{tmp_path}/site.conf"]
     assert "HT406" not in out
+
+
+def test_write_keeps_permissions_and_reports_unwritable_files(tmp_path):
+    conf = tmp_path / "site.conf"
+    conf.write_text("MaxClients 5\n")
+    conf.chmod(0o640)
+    assert run("migrate", "--write", "--select", "HT101", str(conf))[0] == 0
+    assert conf.read_text() == "MaxRequestWorkers 5\n" and (conf.stat().st_mode & 0o777) == 0o640
+
+    other = tmp_path / "other.conf"
+    other.write_text("MaxClients 5\n")
+    (tmp_path / "other.conf.httpd24.tmp").mkdir()  # the temp file cannot be made (as root too)
+    code, out, err = run("migrate", "--write", "--select", "HT101", str(other))
+    assert code == 2 and f"cannot write {other}" in err and "left as it was" in err
+    assert other.read_text() == "MaxClients 5\n"
+    assert "internal error" not in err
