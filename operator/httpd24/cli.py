@@ -175,7 +175,7 @@ def _write(source: inputs.Source, migration: Migration, err) -> bool:
             os.replace(tmp, path)
         except OSError as error:
             err.write(f"httpd24: cannot write {path}: {error.strerror}; it is left as it was\n")
-            if os.path.exists(tmp):
+            if os.path.isfile(tmp):  # our own half-written temp file, nothing else
                 os.unlink(tmp)
             ok = False
     return ok
