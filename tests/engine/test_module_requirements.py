@@ -333,3 +333,17 @@ def test_htaccess_files_of_a_server_config_are_runtime_requirements():
 def test_authtype_alone_needs_authz_core_at_runtime():
     result = req("<Location />\nAuthType Basic\nAuthName x\nAuthUserFile /u\n</Location>\n")
     assert result.get("authz_core_module").when == RUNTIME
+
+
+def test_per_module_log_levels_need_their_modules(httpd):
+    """`LogLevel warn rewrite:trace3` (what RewriteLogLevel migrates to) fails -t without mod_rewrite."""
+    from httpd24.api import load_mapping, required_modules
+    from httpd24.apache import configtest
+
+    text = b"LogLevel warn rewrite:trace3 mod_ssl.c:info dumpio_module:trace7 core:info\n"
+    names = required_modules(load_mapping({"a.conf": text}, entry="a.conf")).names()
+    assert {"rewrite_module", "ssl_module", "dumpio_module"} <= set(names)
+    assert configtest({"a.conf": text}, "a.conf", names, httpd=httpd).ok
+    for missing in ("rewrite_module", "ssl_module", "dumpio_module"):
+        result = configtest({"a.conf": text}, "a.conf", [n for n in names if n != missing], httpd=httpd)
+        assert not result.ok and "Cannot find module" in result.output, missing

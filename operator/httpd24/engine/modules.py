@@ -555,6 +555,15 @@ class _Collector:
                     add(item, "authz_groupfile_module", RUNTIME, "file-group reads the group file")
                 if module == "authnz_ldap_module":
                     add(item, "ldap_module", STARTUP, "mod_authnz_ldap needs mod_ldap")
+        elif key == "loglevel":
+            # Per-module levels (`LogLevel warn rewrite:trace3`): httpd looks the module up while
+            # reading ("Cannot find module rewrite"). It accepts rewrite, mod_rewrite.c or rewrite_module.
+            for word in args:
+                name = word.split(":", 1)[0] if ":" in word else ""
+                if not name or name.lower() == "core":
+                    continue
+                module = module_identifier(name) if name.endswith((".c", "_module")) else f"{name}_module"
+                add(item, module, CONFIGTEST, f"a log level for module {name}")
         elif key in ("authbasicprovider", "authdigestprovider", "authformprovider"):
             for word in args:
                 name = word.lower()
