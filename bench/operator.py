@@ -231,7 +231,7 @@ def main(argv=None) -> int:
     parser.add_argument("--servers", type=int, default=1000)
     parser.add_argument("--noise", type=int, default=10000)
     parser.add_argument("--nodes", type=int, default=12, help="kwok nodes for a fresh cluster (110 pods each)")
-    parser.add_argument("--workers", type=int, default=8)
+    parser.add_argument("--workers", type=int, default=16)
     parser.add_argument("--timeout", type=float, default=600)
     args = parser.parse_args(argv)
 
