@@ -266,36 +266,26 @@ def predecessors(d: Scope, model: Model) -> tuple[list[Scope], list[Scope]]:
     """(certain, uncertain) earlier scopes with access settings that may meet ``d``."""
     memo = model.cache.setdefault("plan.predecessors", {})
     found = memo.get(id(d))
-    if found is not None:
-        return found
-    certain: list[Scope] = []
-    uncertain: list[Scope] = []
-    unknown_htaccess = d.kind == "htaccess" and d.dirpath is None
-    for p in _index(model).candidates(d, model):
-        if unknown_htaccess:
-            # Assumed: only what applies everywhere (server, vhost, <Directory />) precedes it.
-            if p.kind in ("server", "vhost") and certainly_meets(p, d, model):
-                certain.append(p)
-            elif p.kind == "directory" and p.dirpath == "/" and _vhost_ok(p, d):
-                certain.append(p)
-            continue
-        if not may_meet(p, d, model):
-            continue
-        (certain if certainly_meets(p, d, model) else uncertain).append(p)
-    memo[id(d)] = (certain, uncertain)
-    return certain, uncertain
+    if found is None:
+        found = memo[id(d)] = _classify(_index(model).candidates(d, model), d, model)
+    return found
 
 
 def _predecessors_scan(d: Scope, model: Model) -> tuple[list[Scope], list[Scope]]:
     """The same as :func:`predecessors` by a scan of every scope (the reference for the index's tests)."""
     key = d.merge_key()
+    candidates = (p for p in model.scopes if p is not d and _relevant(p) and p.merge_key() < key)
+    return _classify(candidates, d, model)
+
+
+def _classify(candidates, d: Scope, model: Model) -> tuple[list[Scope], list[Scope]]:
+    """Split candidate earlier scopes into those certainly and those possibly merged before ``d``."""
     certain: list[Scope] = []
     uncertain: list[Scope] = []
     unknown_htaccess = d.kind == "htaccess" and d.dirpath is None
-    for p in model.scopes:
-        if p is d or not _relevant(p) or p.merge_key() >= key:
-            continue
+    for p in candidates:
         if unknown_htaccess:
+            # Assumed: only what applies everywhere (server, vhost, <Directory />) precedes it.
             if p.kind in ("server", "vhost") and certainly_meets(p, d, model):
                 certain.append(p)
             elif p.kind == "directory" and p.dirpath == "/" and _vhost_ok(p, d):
