@@ -107,17 +107,23 @@ def _positive(e: Expr) -> bool:
     return not e.negate
 
 
+def _flatten(items: list[Expr], kind: type) -> list[Expr]:
+    """Children of un-negated nested containers of the same kind lifted into their parent."""
+    flat: list[Expr] = []
+    for i in items:
+        if isinstance(i, kind) and not i.negate:
+            flat.extend(i.items)
+        else:
+            flat.append(i)
+    return flat
+
+
 def simplify(e: Expr) -> Expr:
     if isinstance(e, Leaf):
         return e
     items = [simplify(i) for i in e.items]
     if isinstance(e, All) and not e.negate:
-        flat: list[Expr] = []
-        for i in items:
-            if isinstance(i, All) and not i.negate:
-                flat.extend(i.items)
-            else:
-                flat.append(i)
+        flat = _flatten(items, All)
         if FALSE in flat:
             return FALSE
         flat = _merge_leaves(flat, negative=True)
@@ -133,12 +139,7 @@ def simplify(e: Expr) -> Expr:
             return flat[0]
         return All(tuple(flat))
     if isinstance(e, AnyOf) and not e.negate:
-        flat = []
-        for i in items:
-            if isinstance(i, AnyOf) and not i.negate:
-                flat.extend(i.items)
-            else:
-                flat.append(i)
+        flat = _flatten(items, AnyOf)
         if TRUE in flat:
             return TRUE
         flat = [i for i in flat if i != FALSE]
