@@ -13,7 +13,7 @@ from typing import Iterable, Sequence
 
 from ..config import ConfigSet, DEFAULT_TARGET, ParseError, Target, parse
 from .context import Context, DefaultsPolicy
-from .finding import Applicability, Finding, Severity
+from .finding import Applicability, Finding
 from .registry import Rule, all_rules
 
 MAX_PASSES = 20
@@ -173,9 +173,3 @@ def migrate(
         files.setdefault(name, data)  # files that did not parse are kept as they were
     return Migration(files, original, applied, remaining, failures, current)
 
-
-def worst(findings: Iterable[Finding]) -> Severity | None:
-    ranked = max((f.severity.rank for f in findings), default=None)
-    if ranked is None:
-        return None
-    return next(s for s in Severity if s.rank == ranked)
