@@ -69,10 +69,15 @@ def _sources(paths: Sequence[str], err) -> tuple[list[inputs.Source], bool]:
     failed = False
     for path in paths:
         try:
-            sources.extend(inputs.load(path))
+            loaded = inputs.load(path)
         except inputs.InputError as error:
             err.write(f"httpd24: {error}\n")
             failed = True
+            continue
+        for source in loaded:
+            for name, reason in sorted(getattr(source.configset, "skipped", {}).items()):
+                err.write(f"httpd24: {source.display(name)}: not read ({reason})\n")
+        sources.extend(loaded)
     return sources, failed
 
 

@@ -20,6 +20,7 @@ import os
 from dataclasses import dataclass, field
 
 from .config import ConfigSet
+from .config.configset import not_configuration
 
 ENTRY_ANNOTATION = "httpd24.io/entry"
 SERVER_ROOT_ANNOTATION = "httpd24.io/server-root"
@@ -103,6 +104,9 @@ def load(path: str) -> list[Source]:
         raise InputError(f"{path}: no such file or directory")
     if os.path.isdir(path):
         return _load_directory(path)
+    reason = not_configuration(path)
+    if reason:
+        raise InputError(f"{path}: {reason}, not an httpd configuration; pass a configuration file, a directory or a manifest")
     try:
         with open(path, "rb") as handle:
             data = handle.read()

@@ -180,3 +180,23 @@ def test_write_keeps_permissions_and_reports_unwritable_files(tmp_path):
     assert code == 2 and f"cannot write {other}" in err and "left as it was" in err
     assert other.read_text() == "MaxClients 5\n"
     assert "internal error" not in err
+
+
+def test_binary_and_huge_files(tmp_path, monkeypatch):
+    binary = tmp_path / "module.so"
+    binary.write_bytes(b"\x7fELF\x02\x01\x01\0\0\0" + b"x" * 100)
+    code, out, err = run("lint", str(binary))
+    assert code == 2 and f"{binary}: a binary file, not an httpd configuration" in err and out == ""
+
+    import httpd24.config.configset as configset
+
+    monkeypatch.setattr(configset, "MAX_CONFIGURATION_BYTES", 1000)
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "httpd.conf").write_text("MaxClients 5\n")
+    (site / "access_log").write_text("127.0.0.1 - - GET /\n" * 100)
+    (site / "mod_x.so").write_bytes(binary.read_bytes())
+    code, out, err = run("lint", "--select", "HT101", "--fail-on", "never", str(site))
+    assert code == 0 and "HT101" in out
+    assert f"{site}/access_log: not read (" in err and "too large for a configuration" in err
+    assert f"{site}/mod_x.so: not read (a binary file)" in err

@@ -117,6 +117,8 @@ class ConfigSet:
         self.sources = sources or {}
         #: name -> canonical name, for files that are links to others (Debian's *-enabled/).
         self.aliases = aliases or {}
+        #: name -> why a file of the directory was not read (binary, too large for a configuration).
+        self.skipped: dict[str, str] = {}
 
     # -- building ---------------------------------------------------------------------------
     @classmethod
@@ -149,6 +151,7 @@ class ConfigSet:
         root = os.path.abspath(path)
         files: dict[str, bytes] = {}
         aliases: dict[str, str] = {}
+        skipped: dict[str, str] = {}
         for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
             dirnames.sort()
             for filename in sorted(filenames):
@@ -160,11 +163,12 @@ class ConfigSet:
                 if os.path.islink(full) and real.startswith(root + os.sep):
                     aliases[name] = os.path.relpath(real, root).replace(os.sep, "/")
                     continue
+                reason = not_configuration(real)
+                if reason:
+                    skipped[name] = reason
+                    continue
                 with open(real, "rb") as handle:
-                    data = handle.read()
-                if b"\0" in data[:8192]:
-                    continue  # not a text file
-                files[name] = data
+                    files[name] = handle.read()
         if entry is None:
             for candidate in ("httpd.conf", "apache2.conf", "conf/httpd.conf"):
                 if candidate in files:
@@ -172,6 +176,7 @@ class ConfigSet:
                     break
         configset = cls.from_mapping(files, entry=entry, server_root=server_root or root)
         configset.aliases = {k: v for k, v in aliases.items() if v in configset.documents}
+        configset.skipped = skipped
         return configset
 
     # -- rendering --------------------------------------------------------------------------
@@ -247,6 +252,25 @@ class ConfigSet:
                 walker = _Walker(self, view, set(view.loaded_modules))
                 walker.walk_document(name, orphan_live, (), (), [name], reached)
         return view
+
+
+#: No httpd configuration is this large; bigger files in a directory are logs or data.
+MAX_CONFIGURATION_BYTES = 16 * 1024 * 1024
+
+
+def not_configuration(path: str) -> str:
+    """Why a file cannot be configuration text ("" when it may be), from its size and first bytes only."""
+    try:
+        size = os.path.getsize(path)
+        with open(path, "rb") as handle:
+            head = handle.read(8192)
+    except OSError as error:
+        return f"unreadable ({error.strerror})"
+    if b"\0" in head:
+        return "a binary file"
+    if size > MAX_CONFIGURATION_BYTES:
+        return f"{size // (1024 * 1024)} MiB, too large for a configuration"
+    return ""
 
 
 def _glob_match(pattern: str, name: str) -> bool:
