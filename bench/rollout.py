@@ -10,7 +10,7 @@
 
 Usage::
 
-    python bench/operator.py [--servers 1000] [--noise 10000] [--nodes 12]
+    python bench/rollout.py [--servers 1000] [--noise 10000] [--nodes 12]
 
 A fresh cluster is started (hack/cluster) unless HTTPD24_CLUSTER_REUSE=1 and
 HTTPD24_CLUSTER_DIR point at one that is up (it then needs enough kwok pods: 110 per node).
