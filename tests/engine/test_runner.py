@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from httpd24.config import ConfigSet, edit
 from httpd24.engine import Applicability, Rule, Severity, migrate
 from httpd24.engine.context import Context
@@ -50,9 +52,12 @@ class _Chain(Rule):
 
 
 def _migrate(text, rule):
+    return _migrate_set(ConfigSet.from_mapping({"httpd.conf": text}, entry="httpd.conf"), rule)
+
+
+def _migrate_set(cs, rule):
     import httpd24.engine.runner as runner
 
-    cs = ConfigSet.from_mapping({"httpd.conf": text}, entry="httpd.conf")
     original = runner.rules_for
     runner.rules_for = lambda select=None, ignore=None: [rule]
     try:
@@ -114,3 +119,28 @@ def test_pass_that_renders_unparseable_text_is_thrown_away_then_good_fixes_apply
     assert [f.message for f in result.applied] == ["rename"]
     assert any("not closed" in failure for failure in result.failures)
     assert [f.message for f in result.remaining] == ["corrupt"]
+
+
+def test_applied_findings_keep_what_was_done_but_not_the_old_tree():
+    # A pass's tree is freed once the next pass re-parses; an applied finding must not keep it alive.
+    result = _migrate("A 1\n", _Chain())
+    fix = result.applied[0].fix
+    assert fix.description == "rename" and fix.applicability is Applicability.SAFE
+    assert fix.nodes == ()
+    with pytest.raises(RuntimeError, match="earlier tree"):
+        fix.apply()
+
+
+def test_migrate_leaves_the_callers_tree_usable():
+    cs = ConfigSet.from_mapping({"httpd.conf": "<IfModule x>\nA 1\n</IfModule>\n"}, entry="httpd.conf")
+    result = _migrate_set(cs, _Chain())
+    assert result.files["httpd.conf"] == b"<IfModule x>\nC 1\n</IfModule>\n"
+    directive = cs.documents["httpd.conf"].children[0].children[0]
+    assert directive.document is cs.documents["httpd.conf"]  # parent links intact
+
+
+def test_dispose_breaks_every_parent_link():
+    cs = ConfigSet.from_mapping({"httpd.conf": "<Directory />\n<Files x>\nA 1\n</Files>\n</Directory>\n"})
+    nodes = list(cs.documents["httpd.conf"].walk())
+    cs.dispose()
+    assert [node.parent for node in nodes] == [None] * len(nodes)

@@ -11,7 +11,6 @@ in order, as httpd does while reading.
 from __future__ import annotations
 
 import fnmatch
-import gc
 import os
 import posixpath
 import re
@@ -19,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Iterator, Mapping
 
 from .errors import ParseError
+from .gcpause import gc_paused
 from .nodes import Directive, Document, Node, Section
 from .parser import parse, tokenize
 from .target import DEFAULT_TARGET, Liveness, Target
@@ -192,6 +192,11 @@ class ConfigSet:
                 out[name] = data
         return out
 
+    def dispose(self) -> None:
+        """Free every tree now (see :meth:`Document.dispose`); the set is unusable afterwards."""
+        for document in self.documents.values():
+            document.dispose()
+
     # -- include resolution ------------------------------------------------------------------
     def _relative(self, path: str) -> str | None:
         """A path as httpd would open it, as a name of this set (None if outside it)."""
@@ -228,14 +233,8 @@ class ConfigSet:
 
         Raises :class:`ParseError` on an Include cycle.
         """
-        # Like the parser: many small acyclic objects; the cyclic collector would only add pauses.
-        enabled = gc.isenabled()
-        gc.disable()
-        try:
+        with gc_paused():
             return self._view(target)
-        finally:
-            if enabled:
-                gc.enable()
 
     def _view(self, target: Target) -> View:
         view = View(target=target)

@@ -213,6 +213,15 @@ class Document:
             if isinstance(child, Section):
                 yield from child.walk()
 
+    def dispose(self) -> None:
+        """Break the tree's cycles (every node's ``parent``) so reference counting frees it at once.
+
+        For long runs with the collector paused (``migrate`` re-parses each pass); the tree is
+        unusable afterwards.
+        """
+        for node in self.walk():
+            node.parent = None
+
     def directives(self) -> Iterator[Directive]:
         """Every directive and section, depth first, in document order."""
         for node in self.walk():

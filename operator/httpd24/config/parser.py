@@ -22,11 +22,11 @@ The parser never raises anything but :class:`ParseError`.
 
 from __future__ import annotations
 
-import gc
 import re
 from typing import NamedTuple
 
 from .errors import ParseError
+from .gcpause import gc_paused
 from .nodes import ENCODING, ERRORS, Blank, Comment, Directive, Document, Location, Node, Section
 
 #: apr_isspace in the C locale.
@@ -163,15 +163,8 @@ def parse(data: bytes | str, name: str = "<string>") -> Document:
     Raises :class:`ParseError` (with file, line and column) for an unterminated
     or mismatched section.
     """
-    # The parser allocates many small objects that never form cycles; the cyclic
-    # collector would run dozens of times for nothing on a large file.
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_paused():
         return _parse(data, name)
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _parse(data: bytes | str, name: str) -> Document:

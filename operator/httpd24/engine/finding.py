@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum, IntEnum
 from typing import Callable, Sequence
 
@@ -54,6 +54,14 @@ class Fix:
     def apply(self) -> None:
         self.edit()
 
+    def spent(self) -> "Fix":
+        """This fix once applied: what it did, without the edit and the nodes of a tree now gone."""
+        return replace(self, edit=_already_applied, nodes=())
+
+
+def _already_applied() -> None:
+    raise RuntimeError("this fix was applied to an earlier tree")
+
 
 @dataclass(frozen=True)
 class Finding:
@@ -72,6 +80,10 @@ class Finding:
     @property
     def location(self) -> str:
         return f"{self.file}:{self.line}:{self.column}"
+
+    def spent(self) -> "Finding":
+        """The finding after its fix was applied (see :meth:`Fix.spent`)."""
+        return self if self.fix is None else replace(self, fix=self.fix.spent())
 
     @property
     def fixable(self) -> bool:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 from ..config import ConfigSet, DEFAULT_TARGET, ParseError, Target, parse
+from ..config.gcpause import gc_paused
 from .context import Context, DefaultsPolicy
 from .finding import Applicability, Finding
 from .registry import Rule, all_rules
@@ -62,8 +63,9 @@ def lint(
     defaults: DefaultsPolicy = None,
 ) -> list[Finding]:
     """Findings for a configuration set. Raises ParseError on an Include cycle."""
-    ctx = Context.build(configset, target, defaults)
-    return check(ctx, rules_for(select, ignore))
+    with gc_paused():
+        ctx = Context.build(configset, target, defaults)
+        return check(ctx, rules_for(select, ignore))
 
 
 @dataclass
@@ -99,6 +101,11 @@ def migrate(
     applicability: Applicability = Applicability.PRESERVE,
 ) -> Migration:
     """Apply fixes of at least ``applicability`` until nothing changes."""
+    with gc_paused():
+        return _migrate(configset, target, select, ignore, defaults, applicability)
+
+
+def _migrate(configset, target, select, ignore, defaults, applicability) -> Migration:
     original = {name: configset.sources.get(name) or doc.render() for name, doc in configset.documents.items()}
     rules = rules_for(select, ignore)
     applied: list[Finding] = []
@@ -115,6 +122,12 @@ def migrate(
         fresh = ConfigSet.from_mapping(files, entry=current.entry, server_root=current.server_root)
         fresh.aliases = current.aliases
         fresh.sources = dict(configset.sources)  # `changed` compares against the input
+        return fresh
+
+    def replace_current(fresh: ConfigSet) -> ConfigSet:
+        """``fresh``, after freeing the tree it replaces now (the collector is paused)."""
+        if current is not configset:  # the caller's own set is the caller's to keep
+            current.dispose()
         return fresh
 
     for _ in range(MAX_PASSES):
@@ -152,7 +165,7 @@ def migrate(
             applied_now.append(finding)
         if broken is not None:
             refused.add(key(broken))
-            current = reparse(before or current.render())
+            current = replace_current(reparse(before or current.render()))
             continue
         if not applied_now:
             break
@@ -161,13 +174,13 @@ def migrate(
         candidate = reparse(current.render())
         if candidate.errors:
             # Which fix broke it is not known: start again from the last good text, checking each fix.
-            current = reparse(before or {})
+            current = replace_current(reparse(before or {}))
             careful = True
             continue
-        applied.extend(applied_now)
+        applied.extend(finding.spent() for finding in applied_now)
         applied_ids = {id(f) for f in applied_now}
-        remaining = [f for f in findings if id(f) not in applied_ids]
-        current = candidate
+        remaining = [f.spent() for f in findings if id(f) not in applied_ids]  # the next pass replaces these
+        current = replace_current(candidate)
     files = {name: doc.render() for name, doc in current.documents.items()}
     for name, data in original.items():
         files.setdefault(name, data)  # files that did not parse are kept as they were
