@@ -28,7 +28,7 @@ _GLOB_CHARS = re.compile(r"[*?\[]")
 _INCLUDES = frozenset({"include", "includeoptional"})
 
 
-@dataclass
+@dataclass(slots=True)
 class Item:
     """One directive or section as httpd reads it on the target.
 
@@ -42,12 +42,10 @@ class Item:
     live: Liveness
     args: list[str]
     context: tuple[Section, ...]
+    #: ``node.key`` when the item was read (rules match on it millions of times on a large set).
+    key: str
     #: The Include chain that reached this file, outermost first.
     via: tuple[Directive, ...] = ()
-
-    @property
-    def key(self) -> str:
-        return self.node.key
 
     @property
     def file(self) -> str:
@@ -332,7 +330,7 @@ class _Walker:
                 continue
             args = self._substitute(node)
             key = node.key
-            view.items.append(Item(node, doc, live, args, context, via))
+            view.items.append(Item(node, doc, live, args, context, key, via))
             if isinstance(node, Section):
                 inner = live
                 if key == "ifmodule" and args:

@@ -10,8 +10,16 @@ _LEGACY = "SSILegacyExprParser on"
 _LOCATION = '<Location "/">\n    SSILegacyExprParser on\n</Location>'
 
 
+_ACTIVATING_KEYS = frozenset(
+    {"addoutputfilter", "addoutputfilterbytype", "setoutputfilter", "addhandler", "sethandler", "xbithack",
+     "filterprovider"}
+)
+
+
 def _activates_includes(item) -> bool:
     """Whether the directive makes httpd run the INCLUDES filter for some requests."""
+    if item.key not in _ACTIVATING_KEYS:
+        return False
     args = [a.lower() for a in item.args]
     key = item.key
     if key in ("addoutputfilter", "addoutputfilterbytype") and args:

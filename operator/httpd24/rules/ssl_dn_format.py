@@ -86,6 +86,9 @@ class SSLDNVariableFormat(Rule):
         for item in ctx.live_items():
             if item.key == "ssloptions":
                 continue
+            raw = item.node.raw
+            if "${" not in raw and _DN.search(raw) is None:  # one search per line, not per argument
+                continue
             match = next((m for a in item.args for m in [_DN.search(a)] if m), None)
             if match is None:
                 continue
