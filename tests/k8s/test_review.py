@@ -442,3 +442,36 @@ def test_full_response_for_a_mutation_is_a_base64_json_patch():
     assert jsonpatch.apply_patch(body, ops)["data"]["httpd.conf"] == "KeepAlive On\n"
     denied = r.response(data, r.review(body, mode=Mode.ENFORCE, stage="validate"), body)["response"]
     assert denied["allowed"] is False and denied["status"]["code"] == 403
+
+
+def _reachable_nodes(root) -> int:
+    """Parsed-tree nodes reachable from ``root`` (through attributes, containers and closures)."""
+    import gc
+    import types
+
+    from httpd24.config import Document, Node
+
+    seen: set[int] = set()
+    stack = [root]
+    count = 0
+    while stack:
+        obj = stack.pop()
+        if id(obj) in seen or isinstance(obj, (type, str, bytes, int)):
+            continue
+        seen.add(id(obj))
+        if isinstance(obj, (Node, Document)):
+            count += 1
+        elif isinstance(obj, types.FunctionType):  # its closure and defaults, not its module's globals
+            stack.extend([*(obj.__closure__ or ()), *(obj.__defaults__ or ())])
+        elif not isinstance(obj, types.ModuleType):
+            stack.extend(gc.get_referents(obj))
+    return count
+
+
+@pytest.mark.parametrize("migrate", [False, True], ids=["lint", "migrate"])
+def test_cached_analysis_keeps_no_parsed_tree(migrate):
+    # The cache holds 256 analyses: with their trees that is gigabytes for 10,000-line configs.
+    text = "MaxClients 10\n<Directory /srv>\n    Order allow,deny\n    Allow from all\n</Directory>\n"
+    analysis = r.analyze(configmap({"httpd.conf": text}), migrate=migrate)
+    assert analysis.findings and all(f.fix is None or f.fix.description for f in analysis.findings)
+    assert _reachable_nodes(analysis) == 0

@@ -44,6 +44,8 @@ class Item:
     context: tuple[Section, ...]
     #: ``node.key`` when the item was read (rules match on it millions of times on a large set).
     key: str
+    #: Position in the view's reading order.
+    order: int
     #: The Include chain that reached this file, outermost first.
     via: tuple[Directive, ...] = ()
 
@@ -330,7 +332,7 @@ class _Walker:
                 continue
             args = self._substitute(node)
             key = node.key
-            view.items.append(Item(node, doc, live, args, context, key, via))
+            view.items.append(Item(node, doc, live, args, context, key, len(view.items), via))
             if isinstance(node, Section):
                 inner = live
                 if key == "ifmodule" and args:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+import operator
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Iterator, Literal
@@ -11,6 +13,9 @@ from ..config import ConfigSet, Item, Liveness, Target, View
 #: How changed defaults (AllowOverride, EnableSendfile, FileETag, SSLProxyCheckPeer*) are treated:
 #: ``None`` takes each rule's documented decision; the others override all of them.
 DefaultsPolicy = Literal["keep-2.2", "adopt-2.4"] | None
+
+
+_reading_order = operator.attrgetter("order")
 
 
 @dataclass
@@ -35,10 +40,11 @@ class Context:
         if len(keys) == 1:
             yield from self._by_key.get(keys[0], ())
             return
-        wanted = set(keys)
-        for item in self.view.items:
-            if item.key in wanted and item.live is not Liveness.DEAD:
-                yield item
+        lists = [found for found in map(self._by_key.get, set(keys)) if found]
+        if len(lists) == 1:
+            yield from lists[0]
+        elif lists:
+            yield from sorted(itertools.chain.from_iterable(lists), key=_reading_order)
 
     def has(self, key: str) -> bool:
         return bool(self._by_key.get(key))

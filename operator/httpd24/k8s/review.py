@@ -48,7 +48,8 @@ from typing import Any, Iterable, Literal, Mapping
 
 from .. import api
 from ..config import ConfigSet, ParseError
-from ..engine import Applicability, Finding, Migration, Severity
+from ..config.gcpause import gc_paused
+from ..engine import Applicability, Finding, Severity
 
 # -- names -------------------------------------------------------------------------------------
 GROUP = "httpd24.io"
@@ -261,7 +262,8 @@ class Analysis:
     problems: list[Problem]
     findings: list[Finding]  # on the files as given (Finding.file is a key)
     skipped: list[str] = field(default_factory=list)
-    migration: Migration | None = None
+    #: Whether migrate ran to the end (``applied``/``remaining``/``migrated`` are its result).
+    migrated_ok: bool = False
     #: migrated files by key (only those that changed)
     migrated: dict[str, bytes] = field(default_factory=dict)
     applied: list[Finding] = field(default_factory=list)
@@ -310,13 +312,9 @@ def _cache_key(files: Mapping[str, bytes], layout: Layout, migrate: bool) -> str
 
 
 def _renamed(finding: Finding, layout: Layout) -> Finding:
+    """The finding as the ConfigMap names it (a key, not a file), without the tree its fix edits."""
     key = layout.key(finding.file)
-    if key == finding.file:
-        return finding
-    return Finding(
-        code=finding.code, rule=finding.rule, severity=finding.severity, message=finding.message, file=key,
-        line=finding.line, column=finding.column, replacement=finding.replacement, fix=finding.fix,
-    )
+    return finding.spent() if key == finding.file else replace(finding.spent(), file=key)
 
 
 def _problem(error: ParseError, layout: Layout) -> Problem:
@@ -341,7 +339,7 @@ def analyze(
     analysis = _analyze(files, origin, problems, skipped, layout, migrate)
     if not problems:
         CACHE.put(key, analysis)
-        if migrate and analysis.migration is not None and not analysis.problems:
+        if migrate and analysis.migrated_ok and not analysis.problems:
             # The validating webhook will see the migrated files: its lint is `remaining`.
             after = dict(files)
             after.update(analysis.migrated)
@@ -353,17 +351,35 @@ def analyze(
 
 
 def _analyze(files, origin, problems, skipped, layout: Layout, migrate: bool) -> Analysis:
+    """The analysis, holding no parsed tree: it is cached, and trees are megabytes.
+
+    The collector is paused for the whole review and the trees are freed by
+    reference counting at the end, so a review costs no garbage collection.
+    """
+    with gc_paused():
+        trees: list[ConfigSet] = []
+        try:
+            return _analyze_trees(files, origin, problems, skipped, layout, migrate, trees)
+        finally:
+            for configset in trees:
+                configset.dispose()
+
+
+def _analyze_trees(files, origin, problems, skipped, layout: Layout, migrate: bool, trees) -> Analysis:
     named = {layout.name(k): v for k, v in files.items()}
     entry_name = layout.name(layout.entry)
     configset = api.load_mapping(named, entry=entry_name, server_root=layout.server_root)
+    trees.append(configset)
     if entry_name in named:
         broken = {e.file for e in configset.errors}
         reached = _reachable(configset, entry_name, broken)
         if len(reached) < len(named):
             named = {n: v for n, v in named.items() if n in reached}
             configset = api.load_mapping(named, entry=entry_name, server_root=layout.server_root)
+            trees.append(configset)
     else:
         configset = api.load_mapping(named, entry=None, server_root=layout.server_root)
+        trees.append(configset)
     problems = list(problems) + [_problem(e, layout) for e in configset.errors]
     analysis = Analysis(layout, files, origin, problems, [], skipped)
     if problems:
@@ -377,7 +393,9 @@ def _analyze(files, origin, problems, skipped, layout: Layout, migrate: bool) ->
     if migrate:
         # The lint above only read the tree; migrate may edit it in place (one parse fewer).
         migration = api.migrate(configset, defaults=layout.defaults, applicability=Applicability.PRESERVE)
-        analysis.migration = migration
+        if migration.configset is not None and migration.configset is not configset:
+            trees.append(migration.configset)
+        analysis.migrated_ok = True
         analysis.applied = [_renamed(f, layout) for f in migration.applied]
         analysis.remaining = [_renamed(f, layout) for f in migration.remaining]
         analysis.migrated = {layout.key(n): migration.files[n] for n in sorted(migration.changed)}

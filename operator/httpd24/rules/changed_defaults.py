@@ -352,10 +352,8 @@ def _mentions_htaccess(section: Section) -> bool:
 
 def _has_main_server(ctx, names) -> bool:
     """Whether the set holds the main server configuration (where 2.2's compiled-in default applies)."""
-    for item in ctx.live_items():
-        if item.context or is_htaccess(item.file, names):
-            continue
-        if item.key in ("serverroot", "listen", "loadmodule"):
+    for item in ctx.items("serverroot", "listen", "loadmodule"):
+        if not item.context and not is_htaccess(item.file, names):
             return True
     return False
 
