@@ -122,3 +122,54 @@ def test_generated_main_serves_server_status_as_spec_4(httpd):  # noqa: F811
                          allow_listen=True, httpd=httpd) as srv:
         assert srv.request("/server-status").status == 200
         assert srv.request("/server-status", source="127.0.0.2").status == 403
+
+
+# -- the gate runs users' files on the operator's host: it must not read or load anything else ------------------
+SECRET = "s3cr3t-operator-token"
+
+
+@pytest.fixture
+def host_secret(tmp_path):
+    path = tmp_path / "token"
+    path.write_text(SECRET + "\n")
+    return str(path)
+
+
+@pytest.mark.apache
+@pytest.mark.parametrize("line", ["Include {p}", "IncludeOptional {p}", "Include {d}/*", "Include {d}",
+                                  "Define D {d}\nInclude ${{D}}/token", "Include ../../../../../../../..{p}"])
+def test_gate_never_reads_files_outside_the_bundle(httpd, host_secret, line):  # noqa: F811
+    # httpd -t echoes the first word of a line it cannot read as a directive: an Include of the operator's
+    # ServiceAccount token would put the token into the HttpdServer's status, readable by the namespace.
+    import os
+
+    conf = line.format(p=host_secret, d=os.path.dirname(host_secret)).encode() + b"\n" + STATUS_22
+    result = Gate(netns="off").check(_bundle(conf), "leak-" + line, "mpm_event_module")
+    assert not result.ok
+    assert SECRET not in result.output
+    line_number = conf.split(b"\n").index(next(x for x in conf.split(b"\n") if x.startswith(b"Include"))) + 1
+    assert f"httpd.conf:{line_number}: Include" in result.output and "outside the ConfigMap" in result.output
+
+
+@pytest.mark.apache
+@pytest.mark.parametrize("line", ["LoadModule evil_module evil.so", "LoadFile evil.so",
+                                  "LoadModule evil_module /tmp/evil.so", "LoadModule evil_module modules/../evil.so"])
+def test_gate_never_loads_code_from_the_bundle_or_the_host(httpd, line):  # noqa: F811
+    # A binaryData key holding a shared object, loaded by httpd -t, would run code in the operator.
+    files = _bundle(line.encode() + b"\n" + STATUS_22)
+    files["evil.so"] = b"\x7fELF not really"
+    result = Gate(netns="off").check(files, "load-" + line, "mpm_event_module")
+    assert not result.ok
+    assert "httpd.conf:1:" in result.output and "/usr/local/apache2/modules" in result.output
+
+
+@pytest.mark.apache
+def test_gate_allows_the_usual_2_2_lines_that_stay_inside(httpd):  # noqa: F811
+    # A 2.2 LoadModule of a module the main configuration already loads is skipped by httpd before it
+    # opens the file; includes inside the ConfigMap and image files under the pod's ServerRoot are fine.
+    conf = (b"LoadModule status_module modules/mod_status.so\nInclude extra.conf\nIncludeOptional conf.d/*.conf\n"
+            + STATUS_22)
+    files = _bundle(conf)
+    files["extra.conf"] = b"ServerAdmin root@localhost\n"
+    result = Gate(netns="off").check(files, "inside", "mpm_event_module")
+    assert result.ok, result.output

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import os
+import posixpath
 import shutil
 import stat
 import subprocess
@@ -31,6 +32,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from .. import apache
+from ..config import DEFAULT_TARGET, ConfigSet, Liveness
 from . import mainconf
 from .models_server import MAIN_KEY
 
@@ -44,6 +46,59 @@ class GateResult:
     hash: str
     seconds: float
     cached: bool = False
+
+
+#: Where an Include may point: the ServerRoot (the bundle) and the image's own configuration files.
+INCLUDE_DIRS = (mainconf.SERVER_ROOT + "/", posixpath.dirname(mainconf.MODULE_DIR) + "/conf/")
+#: Where LoadModule / LoadFile may point: read-only code of the image or the system, never the bundle.
+CODE_DIRS = (mainconf.MODULE_DIR + "/", "/usr/lib/", "/usr/lib64/", "/lib/", "/lib64/", "/usr/local/lib/")
+
+
+def outside_reads(files: dict[str, bytes]) -> list[str]:
+    """Lines that would make ``httpd -t`` on the operator's host read or run what is not the user's to read or run.
+
+    ``httpd -t`` echoes the first word of a line it cannot parse, so an ``Include`` of a host file
+    (the operator's ServiceAccount token) would put its content into the HttpdServer's status,
+    which the namespace can read; ``LoadModule`` / ``LoadFile`` of a ConfigMap key holding a
+    shared object would run its code inside the operator. Paths are judged as the pod sees them
+    (ServerRoot ``/etc/httpd24``), after ``${VAR}`` substitution, on every line httpd may read.
+    A file that does not parse is refused too: httpd would still act on the lines before the error.
+    Each entry is ``file:line: what -> what to do``.
+    """
+    configset = ConfigSet.from_mapping(files, entry=MAIN_KEY, server_root=mainconf.SERVER_ROOT)
+    problems = [f"{e.file}:{e.line}: {e.reason}" for e in configset.errors]
+    if problems:
+        return problems
+    view = configset.view(DEFAULT_TARGET)
+    main_modules = {i.args[0] for i in view.items if i.file == MAIN_KEY and i.key == "loadmodule" and i.args}
+    for item in view.items:
+        if item.live is Liveness.DEAD or (item.file != MAIN_KEY and not item.via) or not item.args:
+            continue  # httpd never reads it (a file nothing includes is never opened)
+        where = f"{item.file}:{item.node.location.line}: {item.node.name} {' '.join(item.args)}"
+        if item.key in ("include", "includeoptional"):
+            if not _inside(item.args[0], INCLUDE_DIRS):
+                problems.append(
+                    f"{where}: points outside the ConfigMap, which the configtest will not read on the "
+                    f"operator's host -> put the file into the ConfigMap and include it by its key"
+                )
+        elif item.key in ("loadmodule", "loadfile"):
+            if item.key == "loadmodule" and item.args[0] in main_modules:
+                continue  # already loaded: httpd skips the line before opening the file
+            paths = item.args[1:] if item.key == "loadmodule" else item.args
+            if not paths or not all(_inside(path, CODE_DIRS) for path in paths):
+                problems.append(
+                    f"{where}: loads code from outside {mainconf.MODULE_DIR} and the system library "
+                    f"directories -> remove the line (httpd24 loads the modules the configuration needs) "
+                    f'or use "${{HTTPD24_MODULES}}/mod_NAME.so"'
+                )
+    return problems
+
+
+def _inside(path: str, prefixes: tuple[str, ...]) -> bool:
+    if "${" in path:
+        return False  # an undefined variable: where it points cannot be known
+    absolute = posixpath.normpath(posixpath.join(mainconf.SERVER_ROOT, path))
+    return any((absolute + "/").startswith(prefix) for prefix in prefixes)
 
 
 def _unshare_prefix() -> list[str] | None:
@@ -104,7 +159,13 @@ class Gate:
                 self._cache.move_to_end(hash_)
                 return GateResult(hit.ok, hit.output, hit.hash, hit.seconds, cached=True)
         started = time.monotonic()
-        if not self.enabled:
+        refused = outside_reads(files)
+        if refused:
+            result = GateResult(
+                False, "httpd -t not run: the configuration reads or loads files it must not\n" + "\n".join(refused),
+                hash_, time.monotonic() - started,
+            )
+        elif not self.enabled:
             result = GateResult(True, "configtest disabled (HTTPD24_CONFIGTEST=off)", hash_, 0.0)
         else:
             httpd = self._setup()
