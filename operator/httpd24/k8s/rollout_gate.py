@@ -75,7 +75,13 @@ def outside_reads(files: dict[str, bytes]) -> list[str]:
         if item.live is Liveness.DEAD or (item.file != MAIN_KEY and not item.via) or not item.args:
             continue  # httpd never reads it (a file nothing includes is never opened)
         where = f"{item.file}:{item.node.location.line}: {item.node.name} {' '.join(item.args)}"
-        if item.key in ("include", "includeoptional"):
+        if item.key == "serverroot" and item.file != MAIN_KEY:
+            if posixpath.normpath(item.args[0]) != mainconf.SERVER_ROOT:
+                problems.append(
+                    f"{where}: ServerRoot is where httpd24 mounts the ConfigMap ({mainconf.SERVER_ROOT}); "
+                    f"relative paths would resolve elsewhere -> remove the line"
+                )
+        elif item.key in ("include", "includeoptional"):
             if not _inside(item.args[0], INCLUDE_DIRS):
                 problems.append(
                     f"{where}: points outside the ConfigMap, which the configtest will not read on the "
