@@ -7,7 +7,7 @@ from typing import Iterable
 from ..config import ConfigSet, Directive, Document, Item, Node, Section, edit
 from . import expr as X
 from .model import OTHER, Effective, Host, Methods, Model, Scope, build
-from .plan import ScopePlan, chains, inherited, make_plan, merge, methods_of
+from .plan import ScopePlan, chains, inherited, make_plan, merge, methods_of, not_any_of
 
 REMOVED_KEYS = ("order", "allow", "deny", "satisfy", "require", "requireall", "requireany", "requirenone", "authmerging")
 COMPAT_KEYS = ("order", "allow", "deny", "satisfy")
@@ -210,6 +210,16 @@ def normalize_notes(configset: ConfigSet) -> tuple[ConfigSet, list[str]]:
     if model.hybrid:
         return copy, ["hybrid configuration (2.2 and 2.4 directives): kept as it is"]
     methods = methods_of(model)
+    for d in model.scopes:
+        # 2.4 (with or without mod_access_compat) reads several Require lines as any of them;
+        # where 2.2 did not (authz22), the reference is not 2.2 and nothing here makes it so.
+        if d.own.requires is None and not d.own.authz22:
+            continue
+        for chain in chains(d, model) or []:
+            if not_any_of(merge(inherited(chain, "2.2"), d.own, "2.2"), model, methods) is not None:
+                notes.append(f"{d.file}:{d.line}: {d.label}: its Require lines did not mean \"any of them\" on 2.2 "
+                             f"(HT507); 2.4 + mod_access_compat reads them so")
+                break
     work: list[tuple[Scope, str, Item | None, list[Item]]] = []
     for d in model.scopes:
         own = d.own

@@ -29,6 +29,7 @@ from typing import Iterable, Literal, Sequence
 
 from ..config import ConfigSet, Item, Liveness, Section, Target
 from ..config.gcpause import gc_paused
+from . import authz22
 from . import expr as X
 from .hosts import AddressError, Entry, in_domain, parse_from
 
@@ -162,6 +163,8 @@ class Own:
     authtype: str | None = None
     #: Group files set here: {"file": AuthGroupFile, "dbm": AuthDBMGroupFile} -> set (True) or not.
     group_files: dict[str, bool] = field(default_factory=dict)
+    #: 2.2 authorization modules with a record of their own here (any of their directives).
+    authz22: dict[str, authz22.ModuleConf] = field(default_factory=dict)
     #: Items of each kind, for locations and edits.
     items: dict[str, list[Item]] = field(default_factory=dict)
     errors: list[tuple[Item, str]] = field(default_factory=list)
@@ -186,6 +189,8 @@ class Effective:
     authtype: str | None = None
     #: Where 2.2's ``Require group`` looked: ("file",), ("dbm",) or both (mod_authz_groupfile / _dbm).
     group_files: tuple[str, ...] = ()
+    #: 2.2's authorization module records in effect (module, record), see :mod:`.authz22`.
+    authz22: tuple[tuple[str, authz22.ModuleConf], ...] = ()
 
     def satisfy_for(self, method: str) -> str:
         result = "all"
@@ -215,6 +220,7 @@ def merge(parent: Effective, own: Own, mode: Mode) -> Effective:
             authz=None,
             authtype=own.authtype or parent.authtype,
             group_files=_group_files(parent.group_files, own.group_files),
+            authz22=authz22.merged(parent.authz22, own.authz22),
         )
     # compat: the four directives share one struct without merger.
     if own.has_compat:
@@ -376,6 +382,8 @@ class Model:
     has_compat: bool = False
     access_file_names: list[str] = field(default_factory=lambda: [".htaccess"])
     has_entry: bool = False
+    #: Modules of live LoadModule lines, in reading order ("authz_user_module", ...).
+    load_order: tuple[str, ...] = ()
     #: Derived data computed once per model (the plan's scope index, chains per scope).
     cache: dict = field(default_factory=dict, repr=False, compare=False)
 
@@ -504,6 +512,7 @@ class Builder:
         self.compat_items: list[Item] = []
         self.server_root = configset.server_root
         self.access_file_names = [".htaccess"]
+        self.load_order: list[str] = []
 
     def scope_for(self, section: Section | None, vhost: Section | None, item: Item) -> Scope:
         if section is None:
@@ -583,7 +592,7 @@ class Builder:
         wanted = _READ_KEYS
         for item in self.view.items:
             key = item.key
-            if key not in wanted or item.live is Liveness.DEAD:
+            if (key not in wanted and not key.startswith("authldap")) or item.live is Liveness.DEAD:
                 continue
             section, vhost = _scope_section(item)
             if key == "virtualhost":
@@ -600,9 +609,17 @@ class Builder:
                     (item.args[0], self._absolute(item.args[1]))
                 )
                 continue
-            if key in ("authgroupfile", "authdbmgroupfile"):
+            if key == "loadmodule":
+                if item.args and section is None and vhost is None:
+                    self.load_order.append(item.args[0])
+                continue
+            module = authz22.module_of(key)
+            if module is not None:
                 own = self.scope_for(section, vhost, item).own
-                own.group_files["file" if key == "authgroupfile" else "dbm"] = bool(item.args)
+                where = f"{item.node.name} {' '.join(item.args)} ({item.file}:{item.node.location.line})"
+                own.authz22[module] = authz22.record(own.authz22.get(module), key, item.args, where)
+                if key in ("authgroupfile", "authdbmgroupfile"):
+                    own.group_files["file" if key == "authgroupfile" else "dbm"] = bool(item.args)
                 continue
             if key == "allowoverride" and section is not None:
                 self.scope_for(section, vhost, item).allowoverride = item
@@ -694,13 +711,15 @@ class Builder:
             has_compat=bool(self.compat_items),
             access_file_names=self.access_file_names,
             has_entry=self.configset.entry is not None,
+            load_order=tuple(self.load_order),
         )
 
 
 _READ_KEYS = (
     SCOPE_KEYS | COMPAT_KEYS | AUTHZ_CONTAINERS
     | {"virtualhost", "servername", "serveralias", "documentroot", "alias", "scriptalias", "allowoverride",
-       "accessfilename", "require", "authtype", "authmerging", "authgroupfile", "authdbmgroupfile"}
+       "accessfilename", "require", "authtype", "authmerging", "authgroupfile", "authdbmgroupfile", "loadmodule"}
+    | frozenset(authz22.AUTHORITATIVE_KEYS) | {"authzdbmtype"}
 )
 
 
@@ -728,23 +747,17 @@ def _user_status(request: Request) -> int | None:
     return None
 
 
-def _require_ok(lines: Sequence[RequireLine], request: Request) -> bool:
-    """2.2's authorization modules, taken as "any line accepts the user"."""
-    user = request.user
-    for line in lines:
-        words = line.words
-        provider = line.provider
-        if provider == "valid-user":
-            return True
-        if provider in ("user", "ldap-user") and user in words[1:]:
-            return True
-        if provider in ("group", "dbm-group", "ldap-group") and any(g in request.groups for g in words[1:]):
-            return True
-    return False
+def _require_ok(lines: Sequence[RequireLine], state: Effective, request: Request, order: authz22.Order) -> bool:
+    """2.2's authorization modules in hook order: the first that does not decline decides
+    (an authoritative module refuses a user only another module's line admits)."""
+    return authz22.admits([line.words for line in lines], dict(state.authz22), order, request.user or "",
+                          request.groups)
 
 
-def decide_effective(state: Effective, request: Request, mode: Mode = "2.2") -> int:
-    """The status for a request meeting merged settings ``state``."""
+def decide_effective(state: Effective, request: Request, mode: Mode = "2.2", order: authz22.Order | None = None) -> int:
+    """The status for a request meeting merged settings ``state``; ``order``: what the
+    configuration's LoadModule lines say about 2.2's module order (default: nothing, the
+    stock order)."""
     method = method_name(request.method)
     host_ok = state.host.passes(method, request)
     satisfy = state.satisfy_for(method)
@@ -761,7 +774,7 @@ def decide_effective(state: Effective, request: Request, mode: Mode = "2.2") -> 
         status = _user_status(request)
         if status is not None:
             return status
-        return OK if _require_ok(lines, request) else UNAUTHORIZED
+        return OK if _require_ok(lines, state, request, order or authz22.Order()) else UNAUTHORIZED
     # 2.4 + mod_access_compat
     if satisfy == "any" and host_ok:
         return OK
@@ -773,7 +786,8 @@ def decide_effective(state: Effective, request: Request, mode: Mode = "2.2") -> 
 def decide_22(configset_or_model: ConfigSet | Model, request: Request) -> int:
     """The status httpd 2.2 answers ``request`` with (200, 401, 403 or 500) on this configuration."""
     model = configset_or_model if isinstance(configset_or_model, Model) else build(configset_or_model)
-    return decide_effective(model.effective(request, "2.2"), request, "2.2")
+    order = authz22.Order.from_load_order(model.load_order)
+    return decide_effective(model.effective(request, "2.2"), request, "2.2", order)
 
 
 def decide_compat(configset_or_model: ConfigSet | Model, request: Request) -> int:

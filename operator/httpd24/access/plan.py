@@ -17,6 +17,7 @@ import itertools
 import posixpath
 from dataclasses import dataclass, field
 
+from . import authz22
 from . import expr as X
 from .hosts import Entry
 from .model import (
@@ -134,7 +135,9 @@ def certainly_meets(p: Scope, d: Scope, model: Model) -> bool:
 
 
 def _relevant(scope: Scope) -> bool:
-    return scope.own.has_access or scope.own.authtype is not None
+    # 2.2 authorization module records (Authz*Authoritative, AuthGroupFile ...) decide what the
+    # Require lines of the sections below meant (authz22), so their sections count as well.
+    return scope.own.has_access or scope.own.authtype is not None or bool(scope.own.authz22)
 
 
 class _Group:
@@ -479,6 +482,43 @@ def render_key(e: X.Expr) -> str:
     return X.render(e)
 
 
+# -- several Require lines: "any of" on 2.2? (authz22) ----------------------------------------
+
+
+def load_order(model: Model) -> authz22.Order:
+    order = model.cache.get("plan.order")
+    if order is None:
+        order = model.cache["plan.order"] = authz22.Order.from_load_order(model.load_order)
+    return order
+
+
+def not_any_of(state: Effective, model: Model, methods: list[str]) -> tuple[str, authz22.Judgement] | None:
+    """(method, judgement) where 2.2 did not admit everyone any applicable Require line admits.
+
+    2.4 reads the lines as an implicit ``<RequireAny>``; on 2.2 an authoritative module
+    that ran first refused users only another module's line admits (:mod:`.authz22`).
+    """
+    if not state.requires:
+        return None
+    confs = dict(state.authz22)
+    order = load_order(model)
+    for method in methods:
+        lines = state.requires_for(method)
+        if len(lines) < 2:
+            continue
+        verdict = authz22.judge([line.words for line in lines], confs, order)
+        if not verdict.any_of:
+            return method, verdict
+    return None
+
+
+def shadowed_reason(found: tuple[str, authz22.Judgement]) -> str:
+    _method, verdict = found
+    lines = ", ".join(f"`{line.text}`" for line in verdict.lines)
+    return (f"its Require lines ({lines}) are read by different 2.2 modules, and an authoritative one "
+            f"refused what only another's line admits: 2.2 did not mean \"any of them\" as 2.4 does (HT507)")
+
+
 # -- the plan for one scope --------------------------------------------------------------------
 
 
@@ -521,6 +561,10 @@ def plan_scope(d: Scope, model: Model, mode: Mode, methods: list[str]) -> ScopeP
         for chain in possible:
             inh = inherited(chain, mode)
             state = merge(inh, own, mode)
+            if mode == "2.2":
+                shadowed = not_any_of(state, model, methods)
+                if shadowed is not None:
+                    return ScopePlan(d, kind, reason=shadowed_reason(shadowed))
             inherited_states.append(inh)
             states.append(state)
             e = full_expr(state, mode, methods)
