@@ -207,6 +207,67 @@ class _Analysis:
                               "or runs after the modules that grant the others")
 
 
+#: Require kinds read by one 2.2 module family (2.4 names included).
+def _family(kind: str) -> str | None:
+    if kind in ("user", "valid-user", "dbm-user"):
+        return "user"
+    if kind in ("group", "dbm-group"):
+        return "group"
+    if kind in ("file-owner", "file-group"):
+        return "owner"
+    if kind.startswith("ldap-"):
+        return "ldap"
+    return None
+
+
+def _requires_through(scope, view) -> list[Directive]:
+    """The scope's live Require lines, through transparent sections (not nested scopes or containers)."""
+    return [n for n in _own(scope, view) if not isinstance(n, Section) and n.key == "require" and n.args]
+
+
+def _direct_requires(scope, view) -> list[Directive]:
+    return [c for c in scope.children if isinstance(c, Directive) and not isinstance(c, Section)
+            and c.key == "require" and c.args and view.is_live(c)]
+
+
+def _bare_mixed(scope, view) -> bool:
+    if isinstance(scope, Section) and scope.key in ("requireany", "requireall", "requirenone"):
+        return False  # written in 2.4 form already
+    kinds = {_family(n.args[0].lower()) for n in _requires_through(scope, view)} - {None}
+    return len(kinds) > 1
+
+
+_SHADOWING = frozenset(k for k, m in AUTHORITATIVE.items() if m not in (None, "authz_default"))
+
+
+def _remove_and_mark(node: Directive, scope, view) -> None:
+    """Remove ``node``; when no Authz*Authoritative line of a module whose lines may shadow another's is
+    left around a section with bare Require lines of different modules, put those lines in a <RequireAny>."""
+    edit.remove(node)
+    for section in [scope, *_nested_scopes(scope, view)]:
+        if not _bare_mixed(section, view):
+            continue
+        if any(_find_key(where, view) for where in [section, *_enclosing(section)]):
+            continue
+        lines = _direct_requires(section, view)
+        if not lines or lines != _requires_through(section, view):
+            continue  # changed since the check (another fix of this pass): the next pass judges again
+        siblings = section.children
+        start, end = siblings.index(lines[0]), siblings.index(lines[-1])
+        if siblings[start:end + 1] == lines:
+            edit.wrap(lines, "RequireAny")
+            continue
+        block = "\n".join(["<RequireAny>"] + [edit.indent_unit(lines[0].document) + "Require " + " ".join(n.raw_args)
+                                                for n in lines] + ["</RequireAny>"])
+        edit.replace(lines[0], block)
+        for n in lines[1:]:
+            edit.remove(n)
+
+
+def _find_key(where, view) -> bool:
+    return any(not isinstance(n, Section) and n.key in _SHADOWING for n in _own(where, view))
+
+
 def _nested_scopes(scope, view):
     for node in _own(scope, view):
         if isinstance(node, Section):
@@ -318,16 +379,39 @@ class AuthzAuthoritative(Rule):
         verdicts = [analysis.verdict(scope)] + [analysis.verdict(s) for s in _nested_scopes(scope, ctx.view)]
         wrong = next((v for v in verdicts if not v.same), None)
         if wrong is None:
+            keeps = f"{refused}; removing it keeps 2.2's decisions ({verdicts[0].reason})"
+            bare = [s for s in [scope, *_nested_scopes(scope, ctx.view)] if _bare_mixed(s, ctx.view)]
+            if not bare:
+                yield self.finding(item, keeps, fix=fix)
+                return
+            # Without any Authz*Authoritative line left, bare Require lines of different modules read
+            # as 2.2's authoritative default (HT507): write the "any of them" they meant as <RequireAny>.
+            if any(ctx.has(k) for k in ("order", "allow", "deny", "satisfy")):
+                yield self.finding(
+                    item,
+                    f"{keeps}, once its Require lines are written in 2.4 form (HT501 writes them as <RequireAny>); "
+                    "until then the line says what they mean",
+                )
+                return
+            if not all(_direct_requires(s, ctx.view) == _requires_through(s, ctx.view) for s in bare):
+                yield self.finding(
+                    item,
+                    f"{keeps}: remove it and write the Require lines in a <RequireAny> (some sit in "
+                    "<Limit>/<IfModule> sections, which a person must rearrange)",
+                )
+                return
             yield self.finding(
                 item,
-                f"{refused}; removing it keeps 2.2's decisions ({verdicts[0].reason})",
-                fix=fix,
+                f"{keeps}; the Require lines are written in a <RequireAny>, which says so in 2.4",
+                fix=self.fix(f"remove {node.name}, and write the Require lines in a <RequireAny> once no "
+                             "Authz*Authoritative line is left", Applicability.SAFE,
+                             lambda: _remove_and_mark(node, scope, ctx.view), node),
             )
             return
         yield self.finding(
             item,
-            f"{refused}: {wrong.reason}. Remove this line, then keep the Require lines as they are if any one "
-            "should admit a user, or wrap them in <RequireAll> if every one must",
+            f"{refused}: {wrong.reason}. Remove this line, then wrap the Require lines in <RequireAny> if any one "
+            "should admit a user, or in <RequireAll> if every one must",
         )
 
 
