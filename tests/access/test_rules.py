@@ -1,4 +1,4 @@
-"""The access rules HT501-HT506: findings, messages, fixes (pyupgrade style)."""
+"""The access rules HT501-HT507: findings, messages, fixes (pyupgrade style). HT507 has tests/access/test_ht507.py."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from httpd24.engine.registry import missing_doc_sections
 AUTH = '    AuthType Basic\n    AuthName "r"\n    AuthUserFile /etc/users\n'
 
 
-@pytest.mark.parametrize("code", ["HT501", "HT502", "HT503", "HT504", "HT505", "HT506"])
+@pytest.mark.parametrize("code", ["HT501", "HT502", "HT503", "HT504", "HT505", "HT506", "HT507"])
 def test_documented(code):
     rule = get(code)
     assert rule is not None

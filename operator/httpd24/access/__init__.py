@@ -4,7 +4,7 @@
   :func:`decide_compat` / :func:`decide_24` -- the same on 2.4 with / without mod_access_compat.
 * :func:`normalize_22` -- 2.2 inheritance written out, the reference for 2.4 + mod_access_compat.
 * :func:`translate` -- pure 2.4 (no mod_access_compat) with the same answers.
-* The rules HT501-HT506 (:mod:`httpd24.access.rules`).
+* The rules HT501-HT507 (:mod:`httpd24.access.rules`); :mod:`.authz22`, what several Require lines meant on 2.2.
 
 Pure: no I/O.
 """

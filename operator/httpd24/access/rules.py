@@ -1,15 +1,29 @@
-"""The access-control rules HT501-HT506, built on the model and the plan."""
+"""The access-control rules HT501-HT507, built on the model and the plan."""
 
 from __future__ import annotations
 
 import posixpath
 from typing import Iterable
 
+from ..config import Liveness, Section, Target
+from ..config.target import module_identifier
 from ..engine import Applicability, Finding, Rule, Severity, register
+from . import authz22
 from . import expr as X
 from .apply import _items, apply_scope_plan, plan_nodes, REMOVED_KEYS
-from .model import Effective, Model, Scope, _dir_under, build, merge, quiet_gc
-from .plan import Inexact, Plan, ScopePlan, chains, full_expr, inherited, make_plan, methods_of
+from .model import NATIVE_24_PROVIDERS, Effective, Model, Scope, _dir_under, build, merge, quiet_gc
+from .plan import (
+    Inexact,
+    Plan,
+    ScopePlan,
+    chains,
+    full_expr,
+    inherited,
+    make_plan,
+    methods_of,
+    not_any_of,
+    predecessors,
+)
 
 _CACHE: dict[int, tuple[object, Model, Plan]] = {}
 
@@ -69,7 +83,10 @@ class _PlanRule(Rule):
             fix = None
             if p.text is None:
                 message += f"; no exact 2.4 form: {p.reason}, a person must decide"
-            elif blocked and p.kind != "authtype":
+            elif blocked and (p.kind != "authtype" or model.has_compat):
+                # HT504's `Require all granted` too: next to Order/Allow/Deny it makes the
+                # configuration a 2.2/2.4 mix, which HT502 would then rewrite as 2.4 +
+                # mod_access_compat reads it -- not as 2.2 did -- past the section that needs a person.
                 first = blocked[0].scope
                 message += f"; not rewritten automatically because {first.label} ({first.file}:{first.line}) needs a person"
             else:
@@ -518,3 +535,257 @@ class InvalidAccessArgument(Rule):
         for scope in model.scopes:
             for item, message in scope.own.errors:
                 yield self.finding(item, f"{item.node.name} {' '.join(item.args)}: {message} (httpd refuses to start)")
+
+
+# -- HT507: Require lines of different 2.2 modules ---------------------------------------------
+
+#: Require providers that 2.2 did not have (a section using one was written for 2.4).
+_PROVIDERS_24 = NATIVE_24_PROVIDERS | {"dbm-group", "dbm-user"}
+#: Modules only 2.4 has: a section inside ``<IfModule mod_X.c>`` of one of them is read only by 2.4.
+_MODULES_24 = frozenset({"authz_core_module", "authn_core_module", "access_compat_module"})
+_TARGET_22 = Target(version=(2, 2, 34), modules=None, defines=None)
+
+
+def _branch_24(item) -> bool:
+    """Whether the item sits in a branch httpd 2.2 never reads (``<IfModule mod_authz_core.c>``,
+    ``<IfVersion >= 2.3>`` ...): a dual configuration's 2.4 half."""
+    for section in item.context:
+        if section.key == "ifmodule" and section.args and not section.args[0].startswith("!"):
+            if module_identifier(section.args[0]) in _MODULES_24:
+                return True
+        elif section.key == "ifversion" and _TARGET_22.if_version(list(section.args)) is Liveness.DEAD:
+            return True
+    return False
+
+
+def _written_for_24(scope: Scope) -> bool:
+    own = scope.own
+    if any(own.items.get(k) for k in ("requireall", "requireany", "requirenone", "authmerging")):
+        return True
+    if any(line.provider in _PROVIDERS_24 or line.provider.startswith("dbd-") for line in own.requires or ()):
+        return True
+    requires = own.items.get("require", [])
+    return bool(requires) and all(_branch_24(item) for item in requires)
+
+
+#: Sections skipped by transparency when HT103 looks for the scope of an Authz*Authoritative line.
+_TRANSPARENT_103 = frozenset({"ifmodule", "ifdefine", "ifversion", "limit", "limitexcept"})
+
+
+def _ht103_containers(ctx) -> set[int]:
+    """Sections (and documents) HT103 judges with its own analysis: those holding an
+    ``Authz*Authoritative`` line of a module whose lines may shadow another's, and every
+    section inside them. HT507 leaves them to HT103, which reports the same change there."""
+    out: set[int] = set()
+    for item in ctx.items(*authz22.AUTHORITATIVE_KEYS):
+        parent = item.node.parent
+        while isinstance(parent, Section) and parent.key in _TRANSPARENT_103:
+            parent = parent.parent
+        if parent is not None:
+            out.add(id(parent))
+    return out
+
+
+def _covered(item, containers: set[int]) -> bool:
+    node = item.node.parent
+    while node is not None:
+        if id(node) in containers:
+            return True
+        node = node.parent if isinstance(node, Section) else None
+    return False
+
+
+_FLAG = {module: name for name, module in (
+    ("AuthzUser", "authz_user"), ("AuthzGroupFile", "authz_groupfile"), ("AuthzDBM", "authz_dbm"),
+    ("AuthzOwner", "authz_owner"), ("AuthzLDAP", "authnz_ldap"))}
+
+
+def _modules(names) -> str:
+    return ", ".join(authz22.NAMES[m] for m in names)
+
+
+def _explain(verdict: authz22.Judgement, confs: dict[str, authz22.ModuleConf]) -> tuple[str, str]:
+    """(what 2.2 did, who gets in on 2.4 only)."""
+    how = []
+    for m in verdict.refusers:
+        conf = confs.get(m)
+        how.append(f"{authz22.NAMES[m]} ({conf.set_by if conf and conf.set_by else 'no AuthzXAuthoritative Off'})"
+                   .replace("AuthzX", _FLAG[m]))
+    certain = [s for s in verdict.shadows if s.certain]
+    if certain:
+        first = certain[0].refuser
+        kept = [line for line in verdict.lines if first in authz22.grantors(line.kind, confs)]
+        ignored = [s.line for s in certain if s.refuser == first]
+        ignored = list(dict.fromkeys(ignored))
+        did = (f"{authz22.NAMES[first]} ran before {_modules(dict.fromkeys(s.grantor for s in certain if s.refuser == first))} "
+               f"(LoadModule order) and answered 401 to anyone "
+               f"{' / '.join(f'`{line.text}`' for line in kept)} does not admit, so "
+               f"{' and '.join(f'`{line.text}`' for line in ignored)} had no effect")
+        gain = " and ".join(authz22.who(line) for line in ignored)
+        return did, gain
+    each = "each of " if len(how) > 1 else ""
+    involved = {s.refuser for s in verdict.shadows} | {s.grantor for s in verdict.shadows}
+    stock = ("; httpd's own httpd.conf loads mod_authz_groupfile before mod_authz_user"
+             if {"authz_user", "authz_groupfile"} <= involved else "")
+    did = (f"{each}{' and '.join(how)} is authoritative: when it ran first it answered 401 to anyone its own lines "
+           f"do not admit, so the lines of the modules after it had no effect (which ran first is LoadModule order, "
+           f"not in this configuration{stock})")
+    parts = []
+    for line in verdict.ignored:
+        blockers = dict.fromkeys(s.refuser for s in verdict.shadows if s.line == line)
+        parts.append(f"{authz22.who(line)} (refused on 2.2 where {_modules(blockers)} ran first)")
+    return did, " and ".join(parts)
+
+
+@register
+class MixedRequireProviders(Rule):
+    """
+    ## What it does
+    Finds a section whose `Require` lines belong to different 2.2 authorization
+    modules -- `user`/`valid-user` (mod_authz_user) next to `group`
+    (mod_authz_groupfile with `AuthGroupFile`, mod_authz_dbm with
+    `AuthDBMGroupFile`), `file-owner`/`file-group` (mod_authz_owner) or `ldap-*`
+    (mod_authnz_ldap with `AuthLDAPURL`) -- where an authoritative module (no
+    `Authz*Authoritative Off` for it) made 2.2 ignore some of the lines. The
+    message names who gets in on 2.4 and did not on 2.2.
+
+    ## Why is this bad?
+    2.4 reads the `Require` lines of a section as an implicit `<RequireAny>`:
+    anyone any line admits gets in. 2.2 did not (the 2.1/2.2 sources of
+    `modules/aaa`: apache/httpd `mod_authz_user.c`@742af25,
+    `mod_authz_groupfile.c`@75d68e2, `mod_authz_dbm.c`@4c84c2c,
+    `mod_authz_owner.c`@983db32, `mod_authz_default.c`@08f17d1, and
+    lkundrak/httpd `mod_authnz_ldap.c`@1391110):
+
+    * each module is an `auth_checker` hook and the first one that does not
+      decline decides (`server/request.c`:
+      `AP_IMPLEMENT_HOOK_RUN_FIRST(int,auth_checker,...)`). mod_authz_user,
+      mod_authz_groupfile, mod_authz_dbm, mod_authz_owner and mod_authnz_ldap hook
+      at `APR_HOOK_MIDDLE`; mod_authz_groupfile and mod_authz_dbm name
+      `mod_authz_owner.c` as predecessor, mod_authnz_ldap names
+      `mod_authz_user.c` as successor; mod_authz_default hooks at
+      `APR_HOOK_LAST` and answers 401 when `Require` lines apply and nobody
+      granted (`AuthzDefaultAuthoritative Off`: it declines, and httpd answers 500);
+    * a module declines when no line of its own applies to the request's method
+      (mod_authz_user: no `user`/`valid-user` line; mod_authz_groupfile and
+      mod_authz_dbm: no `group` line, or no `AuthGroupFile`/`AuthDBMGroupFile`;
+      mod_authnz_ldap: no `AuthLDAPURL`, or -- in the source read -- no `ldap-*`
+      line; earlier 2.2 releases judged every line, so that `Require valid-user`
+      alone needed `AuthzLDAPAuthoritative Off`). It grants when one of its lines admits
+      the user (`valid-user`: anyone authenticated). Otherwise -- including a
+      user in no group at all -- it answers 401 when authoritative
+      (`conf->authoritative`, 1 by default: "keep the fortress secure by
+      default") and declines only with `Authz*Authoritative Off`. A group file
+      that cannot be opened is a 500 whatever the setting;
+    * hooks of one priority run in registration order: built-in modules first,
+      then `LoadModule` order (`server/config.c`: `ap_add_module` calls
+      `ap_register_hooks`), sorted by `apr_hook_sort_all` (apache/apr
+      `hooks/apr_hooks.c`: by priority, then predecessors dragged to the front;
+      the 2003 apr-util `bfd6f6e` took the first ready hook instead, which
+      differs only when mod_authz_owner is loaded after the group modules).
+      httpd's own build lists `authz_groupfile` before `authz_user`
+      (`modules/aaa/config.m4`) and its httpd.conf loads them in that order, so
+      mod_authz_groupfile ran first there; distributions differ;
+    * none of these modules merges its per-directory record: a section that
+      holds any of a module's directives (e.g. only `AuthGroupFile`) replaces the
+      inherited record, `Authz*Authoritative` flag included.
+
+    So with `Require user alice` and `Require group admins` and no `Off`, the
+    module that ran first refused everyone its own line does not admit: with the
+    stock order only members of admins got in, and `Require user alice` was
+    ignored (with mod_authz_user first, the reverse). `Require valid-user` next
+    to `Require group admins` meant "members of admins" whenever
+    mod_authz_groupfile ran first. 2.4 lets all of them in: an access change.
+
+    ## Example
+    ```apache
+    <Location /private>
+        AuthType Basic
+        AuthName private
+        AuthUserFile /etc/httpd/users
+        AuthGroupFile /etc/httpd/groups
+        Require user alice
+        Require group admins
+    </Location>
+    ```
+
+    ## Use instead
+    ```apache
+    <Location /private>
+        AuthType Basic
+        AuthName private
+        AuthUserFile /etc/httpd/users
+        AuthGroupFile /etc/httpd/groups
+        <RequireAll>
+            Require user alice
+            Require group admins
+        </RequireAll>
+    </Location>
+    ```
+    if a user had to meet every line, or `<RequireAny>` around them if any one
+    line was meant to be enough (2.4 then does what was meant; the rule is silent
+    on sections written in 2.4 form). Keeping only the line that was in effect
+    keeps 2.2's answers.
+
+    ## Fix safety
+    No fix: which of the lines was meant is a person's decision. Sections where
+    `Authz*Authoritative Off` (or the configuration's `LoadModule` order) made
+    2.2 read the lines as "any of them" are not reported; sections holding an
+    `Authz*Authoritative` line (or inside one) are HT103's. `.htaccess` files and
+    sections that inherit `Require` lines or module settings are judged with
+    what they inherit; branches 2.4 never reads (`<IfModule
+    !mod_authz_core.c>`, `<IfVersion < 2.3>`) and sections written for 2.4
+    (`Require all|ip|host|env|...`, `<RequireAll>`, `<RequireAny>`,
+    `AuthMerging`, `<IfModule mod_authz_core.c>`) are not. HT501 does not
+    translate such a section (it would claim "any of them"). A single
+    `Require group` line under both `AuthGroupFile` and `AuthDBMGroupFile` is
+    not reported.
+    """
+
+    code = "HT507"
+    name = "require-mixed-providers"
+    severity = Severity.ERROR
+    summary = "Require lines of different 2.2 authorization modules: 2.4 admits anyone any line admits"
+
+    def check_config(self, ctx) -> Iterable[Finding]:
+        with quiet_gc():
+            return list(self._check(ctx))
+
+    def _check(self, ctx) -> Iterable[Finding]:
+        model, _plan = _analysis(ctx)
+        methods = methods_of(model)
+        containers: set[int] | None = None
+        for d in model.scopes:
+            own = d.own
+            if not own.requires or len(own.requires) < 2 or _written_for_24(d):
+                continue
+            if not authz22.mixed(line.provider for line in own.requires):
+                continue
+            requires = sorted(own.items.get("require", []), key=lambda i: (i.node.location.line, i.node.location.column))
+            if not requires:
+                continue
+            if containers is None:
+                containers = _ht103_containers(ctx)
+            if _covered(requires[0], containers):
+                continue
+            possible = chains(d, model)
+            if possible is None:
+                certain, _uncertain = predecessors(d, model)
+                possible = [certain]
+            for chain in possible:
+                state = merge(inherited(chain, "2.2"), own, "2.2")
+                found = not_any_of(state, model, methods)
+                if found is None:
+                    continue
+                method, verdict = found
+                did, gain = _explain(verdict, dict(state.authz22))
+                lines = " and ".join(f"`{line.text}`" for line in verdict.lines)
+                modules = _modules(dict.fromkeys(m for line in verdict.lines for m in authz22.grantors(line.kind, dict(state.authz22))))
+                per_method = "" if method == methods[0] and len(methods) <= 2 else f" (for {method if method != '*' else 'other methods'})"
+                yield self.finding(
+                    requires[0],
+                    f"{d.label}: {lines} are read by different 2.2 modules ({modules}){per_method}: on 2.2 {did}; "
+                    f"2.4 reads them as <RequireAny>, so {gain} would get in as well. Wrap the lines in <RequireAll> if a user "
+                    f"had to meet every one, or in <RequireAny> if any one was meant to be enough",
+                )
+                break
