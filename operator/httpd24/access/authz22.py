@@ -36,6 +36,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Iterable, Sequence
 
+from ..engine.modules import require_family
+
 #: The 2.2 authorization modules whose lines can shadow each other.
 MODULES = ("authz_user", "authz_groupfile", "authz_dbm", "authz_owner", "authnz_ldap")
 
@@ -228,22 +230,9 @@ def refuses(module: str, kinds: set[str], confs: dict[str, ModuleConf]) -> bool:
     return any(k.startswith("ldap-") for k in kinds)  # authnz_ldap: when an ldap-* line applies
 
 
-def family(kind: str) -> str | None:
-    """Lines of one family are read by one kind of module (2.4 names included)."""
-    if kind in ("user", "valid-user", "dbm-user"):
-        return "user"
-    if kind in ("group", "dbm-group"):
-        return "group"
-    if kind in ("file-owner", "file-group"):
-        return "owner"
-    if kind.startswith("ldap-"):
-        return "ldap"
-    return None
-
-
 def mixed(kinds: Iterable[str]) -> bool:
     """Whether lines of these kinds belong to different 2.2 modules."""
-    return len({family(k.lower()) for k in kinds} - {None}) > 1
+    return len({require_family(k.lower()) for k in kinds} - {None}) > 1
 
 
 @dataclass(frozen=True)

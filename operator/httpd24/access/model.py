@@ -723,13 +723,9 @@ _READ_KEYS = (
 )
 
 
-#: Kept under its old name for the access rules; the same pause as the parser's.
-quiet_gc = gc_paused
-
-
 def build(configset: ConfigSet, target: Target | None = None, view=None) -> Model:
     """Read the access-control settings of a configuration set (``view``: its view for ``target``, if built)."""
-    with quiet_gc():
+    with gc_paused():
         builder = Builder(configset, target, view)
         builder.read()
         return builder.finish()

@@ -17,6 +17,7 @@ import itertools
 import posixpath
 from dataclasses import dataclass, field
 
+from ..config.gcpause import gc_paused
 from . import authz22
 from . import expr as X
 from .hosts import Entry
@@ -33,7 +34,6 @@ from .model import (
     _has_wildcard,
     merge,
     normalize_dir,
-    quiet_gc,
 )
 
 MAX_UNCERTAIN = 8
@@ -621,7 +621,7 @@ class Plan:
 
 
 def make_plan(model: Model) -> Plan:
-    with quiet_gc():
+    with gc_paused():
         return _make_plan(model)
 
 

@@ -11,7 +11,7 @@ from ..engine import Applicability, Finding, Rule, Severity, register
 from . import authz22
 from . import expr as X
 from .apply import _items, apply_scope_plan, plan_nodes, REMOVED_KEYS
-from .model import NATIVE_24_PROVIDERS, Effective, Model, Scope, _dir_under, build, merge, quiet_gc
+from .model import NATIVE_24_PROVIDERS, Effective, Model, Scope, _dir_under, build, merge
 from .plan import (
     Inexact,
     Plan,
@@ -25,20 +25,13 @@ from .plan import (
     predecessors,
 )
 
-_CACHE: dict[int, tuple[object, Model, Plan]] = {}
-
-
 def _analysis(ctx) -> tuple[Model, Plan]:
-    """The model and plan of a context (built once per lint pass)."""
-    key = id(ctx.view)
-    cached = _CACHE.get(key)
-    if cached is not None and cached[0] is ctx.view:
-        return cached[1], cached[2]
-    model = build(ctx.configset, ctx.target, ctx.view)
-    plan = make_plan(model)
-    _CACHE.clear()
-    _CACHE[key] = (ctx.view, model, plan)
-    return model, plan
+    """The model and plan of a context, built once per lint pass and kept as long as the context."""
+    cached = ctx.__dict__.get("_httpd24_access_analysis")
+    if cached is None:
+        model = build(ctx.configset, ctx.target, ctx.view)
+        cached = ctx.__dict__["_httpd24_access_analysis"] = (model, make_plan(model))
+    return cached
 
 
 def _anchor(scope: Scope):
@@ -66,10 +59,6 @@ class _PlanRule(Rule):
         raise NotImplementedError
 
     def check_config(self, ctx) -> Iterable[Finding]:
-        with quiet_gc():
-            return list(self._check(ctx))
-
-    def _check(self, ctx) -> Iterable[Finding]:
         model, plan = _analysis(ctx)
         if not self.wanted(model):
             return
@@ -352,10 +341,6 @@ class CompatChangesMeaning(Rule):
     summary = "2.4 + mod_access_compat answers differently from 2.2"
 
     def check_config(self, ctx) -> Iterable[Finding]:
-        with quiet_gc():
-            return list(self._check(ctx))
-
-    def _check(self, ctx) -> Iterable[Finding]:
         model, _plan = _analysis(ctx)
         if not model.has_compat or model.hybrid:
             return
@@ -449,10 +434,6 @@ class HtaccessOverride(Rule):
     summary = ".htaccess access control needs AllowOverride AuthConfig in 2.4"
 
     def check_config(self, ctx) -> Iterable[Finding]:
-        with quiet_gc():
-            return list(self._check(ctx))
-
-    def _check(self, ctx) -> Iterable[Finding]:
         model, _plan = _analysis(ctx)
         if not model.has_entry:
             return
@@ -527,10 +508,6 @@ class InvalidAccessArgument(Rule):
     summary = "Allow/Deny/Order/Satisfy argument httpd refuses"
 
     def check_config(self, ctx) -> Iterable[Finding]:
-        with quiet_gc():
-            return list(self._check(ctx))
-
-    def _check(self, ctx) -> Iterable[Finding]:
         model, _plan = _analysis(ctx)
         for scope in model.scopes:
             for item, message in scope.own.errors:
@@ -748,10 +725,6 @@ class MixedRequireProviders(Rule):
     summary = "Require lines of different 2.2 authorization modules: 2.4 admits anyone any line admits"
 
     def check_config(self, ctx) -> Iterable[Finding]:
-        with quiet_gc():
-            return list(self._check(ctx))
-
-    def _check(self, ctx) -> Iterable[Finding]:
         model, _plan = _analysis(ctx)
         methods = methods_of(model)
         containers: set[int] | None = None

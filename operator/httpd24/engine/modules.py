@@ -305,6 +305,23 @@ AUTHZ_PROVIDERS = {
     "ssl-verify-client": "ssl_module",
 }
 
+def require_family(kind: str) -> str | None:
+    """Which kind of 2.2 authorization module reads a ``Require`` line of this kind (2.4 names included).
+
+    2.2 ran one module per family as an ``auth_checker`` hook; lines of different families in one
+    section were not "any of them" there (HT103, HT507).
+    """
+    if kind in ("user", "valid-user", "dbm-user"):
+        return "user"
+    if kind in ("group", "dbm-group"):
+        return "group"
+    if kind in ("file-owner", "file-group"):
+        return "owner"
+    if kind.startswith("ldap-"):
+        return "ldap"
+    return None
+
+
 #: Authn providers of ``AuthBasicProvider`` / ``AuthDigestProvider`` / ``AuthFormProvider``.
 AUTHN_PROVIDERS = {
     "file": "authn_file_module",

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from ..config import Directive, Document, Section, edit
 from ..engine import Applicability, Rule, Severity, register
+from ..engine.modules import require_family
 
 #: directive key -> the 2.2 module it configured (None: no 2.2 module had it).
 AUTHORITATIVE = {
@@ -207,19 +208,6 @@ class _Analysis:
                               "or runs after the modules that grant the others")
 
 
-#: Require kinds read by one 2.2 module family (2.4 names included).
-def _family(kind: str) -> str | None:
-    if kind in ("user", "valid-user", "dbm-user"):
-        return "user"
-    if kind in ("group", "dbm-group"):
-        return "group"
-    if kind in ("file-owner", "file-group"):
-        return "owner"
-    if kind.startswith("ldap-"):
-        return "ldap"
-    return None
-
-
 def _requires_through(scope, view) -> list[Directive]:
     """The scope's live Require lines, through transparent sections (not nested scopes or containers)."""
     return [n for n in _own(scope, view) if not isinstance(n, Section) and n.key == "require" and n.args]
@@ -233,7 +221,7 @@ def _direct_requires(scope, view) -> list[Directive]:
 def _bare_mixed(scope, view) -> bool:
     if isinstance(scope, Section) and scope.key in ("requireany", "requireall", "requirenone"):
         return False  # written in 2.4 form already
-    kinds = {_family(n.args[0].lower()) for n in _requires_through(scope, view)} - {None}
+    kinds = {require_family(n.args[0].lower()) for n in _requires_through(scope, view)} - {None}
     return len(kinds) > 1
 
 
