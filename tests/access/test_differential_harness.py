@@ -221,3 +221,83 @@ def test_translator_exception_is_reported_per_case(httpd):
     assert good.ok, good.format()
     assert not raised.ok and raised.requests == 0
     assert "translation raised ValueError: no exact form" in raised.format()
+
+
+# A configuration whose 2.2 inheritance normalize_22 cannot make explicit (the FilesMatch inherits the
+# root's address rules for /data.log but the /a/b Directory's for /a/b/data.log): there the reference
+# (2.4 + mod_access_compat) is not 2.2 and the model of 2.2 judges each difference.
+UNPROVEN = """\
+DocumentRoot /srv/www
+<Directory />
+    Order allow,deny
+    Require group admins
+    Deny from 127.0.0.1 127.1
+    AuthGroupFile /etc/httpd/groups
+    Allow from 127.1.2.3
+</Directory>
+<Directory /srv/www/a/b>
+    Order mutual-failure
+    Deny from 127.1.2.3
+    AuthType Basic
+    AuthName "restricted"
+    AuthUserFile /etc/httpd/users
+    Require valid-user
+</Directory>
+<FilesMatch "\\.log$">
+    Satisfy any
+</FilesMatch>
+"""
+
+
+def test_model_explains_the_differences_of_an_unproven_configuration(httpd, access):
+    cs = differential.ConfigSet.from_mapping({"httpd.conf": UNPROVEN}, entry="httpd.conf")
+    assert access.normalize_notes(cs)[1], "the case must be one the normalisation cannot make explicit"
+    report = differential.compare(access.normalize_22(cs), access.translate(cs), name="unproven", httpd=httpd)
+    # 2.2: /data.log from anyone is 500 (Satisfy Any, the address check fails, Require without AuthType);
+    # 2.4 + mod_access_compat says 200 there: the reference is wrong, the translation right.
+    (m,) = [m for m in _mismatch(report, "/data.log", "127.0.0.2") if not m.request.env and m.request.method == "GET"]
+    assert (m.reference, m.candidate) == (200, 500)
+    assert differential.against_model(report, UNPROVEN) == []
+
+
+def test_negative_model_catches_a_wrong_translation_of_an_unproven_configuration(httpd, access):
+    cs = differential.ConfigSet.from_mapping({"httpd.conf": UNPROVEN}, entry="httpd.conf")
+    wrong = access.translate(cs).render()["httpd.conf"].replace(b"Require valid-user", b"Require all granted")
+    report = differential.compare(access.normalize_22(cs), wrong, name="unproven-wrong", httpd=httpd)
+    # /data.log now answers 200 to anyone, as the (wrong) reference does: only the model sees it.
+    wrong_answers = differential.against_model(report, UNPROVEN)
+    assert wrong_answers and {m.request.path for m in wrong_answers} <= {"/data.log", "/a/b/data.log"}
+    assert {m.candidate for m in wrong_answers} == {200}
+    assert any(m.reference == m.candidate for m in wrong_answers)
+
+
+# httpd 2.4 merges the Location sections that apply among themselves first, then the result onto the
+# directory's configuration: an `AuthMerging And` in the last of them also ANDs the directory's Require
+# lines with the earlier Location's, which 2.2 had replaced (found by the 2.2 model: seed 1, index 265).
+LOCATION_GROUP = """\
+DocumentRoot /srv/www
+<Location /c>
+    Order Allow,Deny
+    Allow from 127.0.0.0/255.255.255.252
+    Satisfy Any
+</Location>
+<Location />
+    Satisfy Any
+</Location>
+<Directory />
+    Order mutual-failure
+    Allow from 127.0.0.1
+    Deny from env=!HTTPD24_B
+</Directory>
+"""
+
+
+def test_authmerging_is_not_used_where_httpd_merges_a_walk_group_first(httpd, access):
+    cs = differential.ConfigSet.from_mapping({"httpd.conf": LOCATION_GROUP}, entry="httpd.conf")
+    try:
+        candidate = access.translate(cs)
+    except access.TranslationError as error:
+        assert "<Location />" in str(error)
+        return
+    report = differential.compare(access.normalize_22(cs), candidate, name="location-group", httpd=httpd)
+    assert differential.against_model(report, LOCATION_GROUP) == []

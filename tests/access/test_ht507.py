@@ -284,3 +284,15 @@ def test_ht103_waits_for_ht501_next_to_order_allow_deny():
                     "Require user alice\nRequire group admins\n")
     result = findings(text, "HT103")
     assert len(result) == 2 and all(f.fix is None and "HT501" in f.message for f in result)
+
+
+def test_translate_refuses_mixed_lines_even_without_order_allow_deny():
+    # No Order/Allow/Deny/Satisfy: HT501's plan never looks at the section, but 2.4 still reads the lines
+    # as "any of them", which 2.2 did not (groupfile ran first: carol, not in staff, got 401).
+    text = (
+        "DocumentRoot /srv/www\n<Files secret.txt>\n    AuthType Basic\n    AuthName r\n    AuthUserFile /etc/httpd/users\n"
+        "    AuthGroupFile /etc/httpd/groups\n    Require group staff\n    <Limit GET POST>\n        Require valid-user\n"
+        "    </Limit>\n</Files>\n"
+    )
+    with pytest.raises(TranslationError, match="HT507"):
+        translate(configset(text))

@@ -7,7 +7,10 @@ from typing import Iterable
 from ..config import ConfigSet, Directive, Document, Item, Node, Section, edit
 from . import expr as X
 from .model import OTHER, Effective, Host, Methods, Model, Scope, build
-from .plan import ScopePlan, chains, inherited, make_plan, merge, methods_of, not_any_of
+from .plan import (
+    GROUP_MERGE_REASON, ScopePlan, chains, inherited, make_plan, merge, merges_in_order, methods_of, not_any_of,
+    shadowed_in_some_context, shadowed_reason,
+)
 
 REMOVED_KEYS = ("order", "allow", "deny", "satisfy", "require", "requireall", "requireany", "requirenone", "authmerging")
 COMPAT_KEYS = ("order", "allow", "deny", "satisfy")
@@ -131,12 +134,18 @@ def translate(configset: ConfigSet, *, strict: bool = True) -> ConfigSet:
     left as they are.
     """
     copy = _copy(configset)
-    plan = make_plan(build(copy))
-    missing = [p for p in plan.scopes if p.text is None]
+    model = build(copy)
+    plan = make_plan(model)
+    missing = [(p.scope, p.reason) for p in plan.scopes if p.text is None]
+    # Sections the plan leaves alone (no Order/Allow/Deny/Satisfy around) whose Require lines
+    # 2.2 did not read as "any of them" (HT507) change meaning on 2.4 all the same.
+    planned = {id(p.scope) for p in plan.scopes}
+    methods = methods_of(model)
+    for scope in model.scopes:
+        if id(scope) not in planned and (found := shadowed_in_some_context(scope, model, methods)) is not None:
+            missing.append((scope, shadowed_reason(found[0])))
     if missing and strict:
-        raise TranslationError(
-            "; ".join(f"{p.scope.file}:{p.scope.line}: {p.scope.label}: {p.reason}" for p in missing)
-        )
+        raise TranslationError("; ".join(f"{s.file}:{s.line}: {s.label}: {reason}" for s, reason in missing))
     if missing:
         return copy
     for p in plan.scopes:
@@ -258,6 +267,9 @@ def normalize_notes(configset: ConfigSet) -> tuple[ConfigSet, list[str]]:
             if len(no_require) != len(states) or any(
                 p.own.requires is not None for chain in possible for p in chain
             ):
+                if not merges_in_order(d, model):
+                    notes.append(f"{d.file}:{d.line}: {d.label}: {GROUP_MERGE_REASON}")
+                    continue
                 extra = "AuthMerging And\n" + extra
             text = text + "\n" + extra
         remove = _items(d, COMPAT_KEYS)

@@ -21,8 +21,7 @@ from .plan import (
     inherited,
     make_plan,
     methods_of,
-    not_any_of,
-    predecessors,
+    shadowed_in_some_context,
 )
 
 def _analysis(ctx) -> tuple[Model, Plan]:
@@ -729,36 +728,26 @@ class MixedRequireProviders(Rule):
         methods = methods_of(model)
         containers: set[int] | None = None
         for d in model.scopes:
-            own = d.own
-            if not own.requires or len(own.requires) < 2 or _written_for_24(d):
+            if _written_for_24(d):
                 continue
-            if not authz22.mixed(line.provider for line in own.requires):
-                continue
-            requires = sorted(own.items.get("require", []), key=lambda i: (i.node.location.line, i.node.location.column))
+            requires = sorted(d.own.items.get("require", []), key=lambda i: (i.node.location.line, i.node.location.column))
             if not requires:
                 continue
             if containers is None:
                 containers = _ht103_containers(ctx)
             if _covered(requires[0], containers):
                 continue
-            possible = chains(d, model)
-            if possible is None:
-                certain, _uncertain = predecessors(d, model)
-                possible = [certain]
-            for chain in possible:
-                state = merge(inherited(chain, "2.2"), own, "2.2")
-                found = not_any_of(state, model, methods)
-                if found is None:
-                    continue
-                method, verdict = found
-                did, gain = _explain(verdict, dict(state.authz22))
-                lines = " and ".join(f"`{line.text}`" for line in verdict.lines)
-                modules = _modules(dict.fromkeys(m for line in verdict.lines for m in authz22.grantors(line.kind, dict(state.authz22))))
-                per_method = "" if method == methods[0] and len(methods) <= 2 else f" (for {method if method != '*' else 'other methods'})"
-                yield self.finding(
-                    requires[0],
-                    f"{d.label}: {lines} are read by different 2.2 modules ({modules}){per_method}: on 2.2 {did}; "
-                    f"2.4 reads them as <RequireAny>, so {gain} would get in as well. Wrap the lines in <RequireAll> if a user "
-                    f"had to meet every one, or in <RequireAny> if any one was meant to be enough",
-                )
-                break
+            shadowed = shadowed_in_some_context(d, model, methods)
+            if shadowed is None:
+                continue
+            (method, verdict), state = shadowed
+            did, gain = _explain(verdict, dict(state.authz22))
+            lines = " and ".join(f"`{line.text}`" for line in verdict.lines)
+            modules = _modules(dict.fromkeys(m for line in verdict.lines for m in authz22.grantors(line.kind, dict(state.authz22))))
+            per_method = "" if method == methods[0] and len(methods) <= 2 else f" (for {method if method != '*' else 'other methods'})"
+            yield self.finding(
+                requires[0],
+                f"{d.label}: {lines} are read by different 2.2 modules ({modules}){per_method}: on 2.2 {did}; "
+                f"2.4 reads them as <RequireAny>, so {gain} would get in as well. Wrap the lines in <RequireAll> if a user "
+                f"had to meet every one, or in <RequireAny> if any one was meant to be enough",
+            )

@@ -199,6 +199,8 @@ class VerifyReport:
     reference_config: dict[str, str] = field(default_factory=dict)
     candidate_config: dict[str, str] = field(default_factory=dict)
     seconds: float = 0.0
+    #: The users the requests authenticated as, with their groups.
+    users: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -887,6 +889,8 @@ def _run_prepared(prepared: Sequence[_Prepared], ws: _Workspace, httpd: Httpd, *
     env_headers = {n: f"X-Httpd24-Env-{i}" for i, n in enumerate(env_names)}
     setenv = "\n".join(f"SetEnvIf {h} ^1$ {_quote(n)}" for n, h in env_headers.items())
     creds = _creds(users)
+    for _p, r in runnable:
+        r.users = {u: gs for u, (_pw, gs) in users.items()}
 
     ref_text, cand_text = [], []
     hosts: dict[str, str] = {}
@@ -995,6 +999,44 @@ def _run_prepared(prepared: Sequence[_Prepared], ws: _Workspace, httpd: Httpd, *
                 except HttpdError:
                     pass
     return reports
+
+
+def against_model(report: VerifyReport, original: ConfigSet | str) -> list[Mismatch]:
+    """Requests the candidate (the migrated configuration, on real 2.4) answers otherwise than
+    the model of 2.2 (:func:`httpd24.access.decide_22`) says 2.2 answers the original.
+
+    The proof for configurations whose 2.2 inheritance the normalisation cannot make explicit:
+    there the reference (2.4 + mod_access_compat) is not 2.2, and agreeing with it would prove
+    nothing. The model is held to the real servers on the proven configurations (the random
+    differential test requires this list to be empty for them too). Host names resolve as on
+    loopback here: 127.0.0.1 is ``localhost``, other sources have no name. Configurations
+    with virtual hosts are not judged: every request is returned.
+    """
+    from ..access import Request, build, decide_22
+
+    every = [Mismatch(q, a, b) for q, (a, b) in report.statuses.items()]
+    cs = _as_configset(original)
+    if any(b"<virtualhost" in data.lower() for data in cs.render().values()):
+        return every
+    model = build(cs)
+    out = []
+    for m in every:
+        q = m.request
+        request = Request(
+            q.path, q.method, q.source, hostname="localhost" if q.source == "127.0.0.1" else None,
+            env=frozenset(q.env), user=q.user, password_ok=q.password != WRONG_PASSWORD,
+            groups=frozenset(report.users.get(q.user or "", ())),
+            filename=q.path[len("/__fs"):] if q.path.startswith("/__fs/") else None,
+            is_dir=True if q.path.endswith("/") else None,
+        )
+        if _access_answer(m.candidate) != _access_answer(decide_22(model, request)):
+            out.append(m)
+    return out
+
+
+def _access_answer(status: int) -> int:
+    """What access control decided: its refusals as they are, anything else (served, redirected, not found) as 200."""
+    return status if status in (401, 403, 500) else 200
 
 
 #: Error and access logs of the last server pair run (for tests that check log lines).
