@@ -54,13 +54,13 @@ class Fix:
     def apply(self) -> None:
         self.edit()
 
-    def spent(self) -> "Fix":
-        """This fix once applied: what it did, without the edit and the nodes of a tree now gone."""
-        return replace(self, edit=_already_applied, nodes=())
+    def detached(self) -> "Fix":
+        """What the fix does, for reports, without the edit and the nodes: they keep a whole tree alive."""
+        return replace(self, edit=_detached, nodes=())
 
 
-def _already_applied() -> None:
-    raise RuntimeError("this fix was applied to an earlier tree")
+def _detached() -> None:
+    raise RuntimeError("this fix is detached from its tree (applied, or kept only for a report)")
 
 
 @dataclass(frozen=True)
@@ -81,9 +81,9 @@ class Finding:
     def location(self) -> str:
         return f"{self.file}:{self.line}:{self.column}"
 
-    def spent(self) -> "Finding":
-        """The finding after its fix was applied (see :meth:`Fix.spent`)."""
-        return self if self.fix is None else replace(self, fix=self.fix.spent())
+    def detached(self) -> "Finding":
+        """The finding without the tree its fix edits (see :meth:`Fix.detached`)."""
+        return self if self.fix is None else replace(self, fix=self.fix.detached())
 
     @property
     def fixable(self) -> bool:

@@ -177,9 +177,9 @@ def _migrate(configset, target, select, ignore, defaults, applicability) -> Migr
             current = replace_current(reparse(before or {}))
             careful = True
             continue
-        applied.extend(finding.spent() for finding in applied_now)
+        applied.extend(finding.detached() for finding in applied_now)
         applied_ids = {id(f) for f in applied_now}
-        remaining = [f.spent() for f in findings if id(f) not in applied_ids]  # the next pass replaces these
+        remaining = [f.detached() for f in findings if id(f) not in applied_ids]  # the next pass replaces these
         current = replace_current(candidate)
     files = {name: doc.render() for name, doc in current.documents.items()}
     for name, data in original.items():

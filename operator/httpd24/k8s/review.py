@@ -314,7 +314,7 @@ def _cache_key(files: Mapping[str, bytes], layout: Layout, migrate: bool) -> str
 def _renamed(finding: Finding, layout: Layout) -> Finding:
     """The finding as the ConfigMap names it (a key, not a file), without the tree its fix edits."""
     key = layout.key(finding.file)
-    return finding.spent() if key == finding.file else replace(finding.spent(), file=key)
+    return finding.detached() if key == finding.file else replace(finding.detached(), file=key)
 
 
 def _problem(error: ParseError, layout: Layout) -> Problem:
