@@ -223,4 +223,4 @@ def test_ht501_require_group_follows_the_group_file(files, requires):
     out = fixed(text, "HT501")
     assert out.startswith(f"<Directory /srv>\n    {requires}\n    Require ip 10.0.0.0/8\n")
     # the sub-directory inherits Satisfy Any: its Allow from all decides alone
-    assert f"<Directory /srv/sub>\n    Require all granted\n</Directory>" in out
+    assert "<Directory /srv/sub>\n    Require all granted\n</Directory>" in out

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from httpd24.config import Directive, parse
+from httpd24.config import parse
 from httpd24.config import edit
 
 CORPUS = sorted(glob.glob("/work/shared/corpus/files/*") + glob.glob(os.path.join(os.path.dirname(__file__), "../../../shared/corpus/files/*")))

@@ -15,7 +15,7 @@ from apache_fixture import httpd  # noqa: F401
 from httpd24 import api
 from httpd24.apache import configtest
 from httpd24.config import ConfigSet, Target
-from httpd24.engine.modules import CONFIGTEST, DEBIAN_BUILTIN, RUNTIME, STARTUP, required_modules
+from httpd24.engine.modules import CONFIGTEST, RUNTIME, STARTUP, required_modules
 
 
 def req(text: str | dict, **kwargs):

@@ -8,7 +8,6 @@ itself (URL clientConfig, namespaceSelector, objectSelector) and deletes them at
 from __future__ import annotations
 
 import json
-import os
 import signal
 import socket
 import subprocess

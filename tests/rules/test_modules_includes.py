@@ -3,7 +3,7 @@ from apache_fixture import httpd  # noqa: F401
 from ruletest import configset, findings, fixed
 
 from httpd24.apache import configtest
-from httpd24.engine import Applicability, Severity, lint, migrate
+from httpd24.engine import Applicability, Severity, lint
 
 MODDIR = "/usr/lib/apache2/modules"
 

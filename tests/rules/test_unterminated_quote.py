@@ -1,7 +1,6 @@
 import pytest
 from ruletest import configset, findings, fixed
 
-from httpd24.config import Liveness
 
 
 @pytest.mark.parametrize(

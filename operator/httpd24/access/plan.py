@@ -22,11 +22,9 @@ from . import authz22
 from . import expr as X
 from .hosts import Entry
 from .model import (
-    ALL_METHODS,
     OTHER,
     Effective,
     Host,
-    Methods,
     Mode,
     Model,
     Scope,

@@ -64,7 +64,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
 
-from ..config import ConfigSet, Directive, Document, Section, parse
+from ..config import ConfigSet, Directive, Section
 from ..config.errors import ParseError
 from ._auth import htgroup_file, htpasswd_line
 from ._httpd import Httpd, HttpdError, find_httpd

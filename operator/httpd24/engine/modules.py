@@ -305,6 +305,7 @@ AUTHZ_PROVIDERS = {
     "ssl-verify-client": "ssl_module",
 }
 
+
 def require_family(kind: str) -> str | None:
     """Which kind of 2.2 authorization module reads a ``Require`` line of this kind (2.4 names included).
 
