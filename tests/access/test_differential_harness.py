@@ -301,3 +301,57 @@ def test_authmerging_is_not_used_where_httpd_merges_a_walk_group_first(httpd, ac
         return
     report = differential.compare(access.normalize_22(cs), candidate, name="location-group", httpd=httpd)
     assert differential.against_model(report, LOCATION_GROUP) == []
+
+
+# What 2.4 does with an AuthMerging And at the end of a Location group (see LOCATION_GROUP): the model's
+# 2.4 evaluation (decide_24) must answer as the real server on every request.
+GROUP_MERGE_24 = """\
+DocumentRoot /srv/www
+<Location /c>
+    Require ip 127.0.0.0/255.255.255.252
+</Location>
+<Location />
+    AuthMerging And
+    Require all granted
+</Location>
+<Directory />
+    <RequireAll>
+        Require ip 127.0.0.1 127.1.2.3
+        Require env HTTPD24_B
+    </RequireAll>
+</Directory>
+"""
+
+
+GROUP_MERGE_24_FILES = """\
+DocumentRoot /srv/www
+<FilesMatch "^f">
+    Require ip 127.0.0.0/255.255.255.252
+</FilesMatch>
+<Files f.html>
+    AuthMerging And
+    Require all granted
+</Files>
+<Directory />
+    <RequireAll>
+        Require ip 127.0.0.1 127.1.2.3
+        Require env HTTPD24_B
+    </RequireAll>
+</Directory>
+"""
+
+
+@pytest.mark.parametrize("text", [GROUP_MERGE_24, GROUP_MERGE_24_FILES], ids=["location", "files"])
+def test_model_merges_a_walk_group_before_the_directory_as_httpd_does(httpd, access, text):
+    report = differential.compare(text, text, name="group-merge", httpd=httpd)
+    assert report.ok and report.requests
+    model = access.build(differential.ConfigSet.from_mapping({"httpd.conf": text}, entry="httpd.conf"))
+    wrong = []
+    for q, (_ref, real) in report.statuses.items():
+        request = access.Request(q.path, q.method, q.source, env=frozenset(q.env), user=q.user,
+                                 password_ok=q.password != differential.WRONG_PASSWORD,
+                                 groups=frozenset(report.users.get(q.user or "", ())), is_dir=q.path.endswith("/") or None)
+        said = access.decide_24(model, request)
+        if (real if real in (401, 403, 500) else 200) != said:
+            wrong.append((q.describe(), real, said))
+    assert wrong == []

@@ -240,6 +240,50 @@ def merge(parent: Effective, own: Own, mode: Mode) -> Effective:
     return Effective(host=host, satisfy=satisfy, requires=(), authz=authz, authtype=own.authtype or parent.authtype)
 
 
+#: Sections httpd 2.4 merges among themselves before merging the result onto what came before
+#: (request.c: file_walk, location_walk); Directory sections are merged one by one.
+WALK_GROUPS = {"files": "files", "location": "location", "proxy": "proxy"}
+
+
+def fold(chain: Sequence[Scope], mode: Mode) -> Effective:
+    """The settings of a request that meets ``chain`` (sorted by :meth:`Scope.merge_key`).
+
+    One merge after the other, except for the Require tree on 2.4 (mode "compat"): there httpd
+    merges the Files sections that apply among themselves first and the result onto the
+    directory's configuration, and likewise the Location sections, so the AuthMerging of the
+    last section of such a group decides how the whole group combines with what came before
+    (measured on apache2 2.4: tests/access/test_differential_harness.py). Replacing merges
+    (Order/Allow/Deny/Satisfy, AuthType, 2.2's Require) come out the same either way.
+    """
+    state = Effective()
+    if mode == "2.2":
+        for scope in chain:
+            state = merge(state, scope.own, mode)
+        return state
+    group: str | None = None
+    before: X.Expr | None = None  # the Require tree before the current group
+    inside: tuple[X.Expr | None, str] = (None, "off")  # the group's own tree and its last AuthMerging
+    for scope in chain:
+        kind = WALK_GROUPS.get(scope.kind)
+        if kind != group:
+            group, before, inside = kind, state.authz, (None, "off")
+        state = merge(state, scope.own, mode)
+        if group is not None and scope.own.authz is not None:
+            op = (scope.own.authmerging or "off").lower()
+            inside = (_merge_authz(inside[0], scope.own.authz, op), op)
+            state = replace(state, authz=_merge_authz(before, inside[0], inside[1]))
+    return state
+
+
+def _merge_authz(base: X.Expr | None, new: X.Expr | None, op: str) -> X.Expr | None:
+    """mod_authz_core's merge of a Require tree onto another with the newer side's AuthMerging."""
+    if new is None:
+        return base
+    if base is None or op not in ("and", "or"):
+        return new
+    return X.All((base, new)) if op == "and" else X.AnyOf((base, new))
+
+
 # -- requests ------------------------------------------------------------------------------
 
 
@@ -456,10 +500,7 @@ class Model:
         return False  # proxy: proxied requests only
 
     def effective(self, request: Request, mode: Mode | None = None) -> Effective:
-        state = Effective()
-        for scope in self.chain(request):
-            state = merge(state, scope.own, mode or self.mode)
-        return state
+        return fold(self.chain(request), mode or self.mode)
 
 
 # -- building ------------------------------------------------------------------------------

@@ -28,8 +28,10 @@ from .model import (
     Mode,
     Model,
     Scope,
+    WALK_GROUPS,
     _dir_under,
     _has_wildcard,
+    fold,
     merge,
     normalize_dir,
 )
@@ -298,8 +300,6 @@ def _classify(candidates, d: Scope, model: Model) -> tuple[list[Scope], list[Sco
     return certain, uncertain
 
 
-#: Sections merged by one walk of httpd's request processing (research notes §2(d)).
-_WALK_GROUPS = {"files": "files", "location": "location", "proxy": "proxy"}
 GROUP_MERGE_REASON = (
     "an AuthMerging here would also combine with the sections before the other Files/Location sections "
     "that apply (httpd 2.4 merges those among themselves first)"
@@ -317,13 +317,13 @@ def merges_in_order(d: Scope, model: Model) -> bool:
     section's, which 2.2 (and 2.4 without the AuthMerging) replaced. Measured on apache2 2.4:
     seed 1, index 265 of the random differential run.
     """
-    group = _WALK_GROUPS.get(d.kind)
+    group = WALK_GROUPS.get(d.kind)
     if group is None:
         return True
     certain, uncertain = predecessors(d, model)
     relevant = [p for p in certain + uncertain if _relevant(p)]
-    same = any(_WALK_GROUPS.get(p.kind) == group for p in relevant)
-    earlier = any(_WALK_GROUPS.get(p.kind) != group for p in relevant)
+    same = any(WALK_GROUPS.get(p.kind) == group for p in relevant)
+    earlier = any(WALK_GROUPS.get(p.kind) != group for p in relevant)
     return not (same and earlier)
 
 
@@ -349,10 +349,8 @@ def chains(d: Scope, model: Model) -> list[list[Scope]] | None:
 
 
 def inherited(chain: list[Scope], mode: Mode) -> Effective:
-    state = Effective()
-    for scope in chain:
-        state = merge(state, scope.own, mode)
-    return state
+    """What a request meets before the scope ``chain`` precedes (see :func:`fold`)."""
+    return fold(chain, mode)
 
 
 # -- 2.4 expressions of a merged state ---------------------------------------------------------
@@ -606,7 +604,7 @@ def plan_scope(d: Scope, model: Model, mode: Mode, methods: list[str]) -> ScopeP
     try:
         for chain in possible:
             inh = inherited(chain, mode)
-            state = merge(inh, own, mode)
+            state = fold([*chain, d], mode)
             if mode == "2.2":
                 shadowed = not_any_of(state, model, methods)
                 if shadowed is not None:

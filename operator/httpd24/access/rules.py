@@ -11,7 +11,7 @@ from ..engine import Applicability, Finding, Rule, Severity, register
 from . import authz22
 from . import expr as X
 from .apply import _items, apply_scope_plan, plan_nodes, REMOVED_KEYS
-from .model import NATIVE_24_PROVIDERS, Effective, Model, Scope, _dir_under, build, merge
+from .model import NATIVE_24_PROVIDERS, Effective, Model, Scope, _dir_under, build, fold
 from .plan import (
     Inexact,
     Plan,
@@ -354,8 +354,8 @@ class CompatChangesMeaning(Rule):
             for chain in possible:
                 inh22 = inherited(chain, "2.2")
                 inhc = inherited(chain, "compat")
-                s22 = merge(inh22, own, "2.2")
-                sc = merge(inhc, own, "compat")
+                s22 = fold([*chain, d], "2.2")
+                sc = fold([*chain, d], "compat")
                 e22 = X.render(full_expr(s22, "2.2", methods))
                 try:
                     ec = X.render(full_expr(sc, "compat", methods))
