@@ -341,8 +341,25 @@ DocumentRoot /srv/www
 """
 
 
-@pytest.mark.parametrize("text", [GROUP_MERGE_24, GROUP_MERGE_24_FILES], ids=["location", "files"])
-def test_model_merges_a_walk_group_before_the_directory_as_httpd_does(httpd, access, text):
+# A directory asked for without its trailing slash (/a) meets its <Directory>, but a <DirectoryMatch>
+# regex sees the path without the slash; with the slash (/a/) and below, the directory with it.
+DIRECTORY_MATCH_24 = {
+    name: f"DocumentRoot /srv/www\n<Location /a>\n</Location>\n{open_}\n    Require all denied\n{close}\n"
+    for name, open_, close in [
+        ("directorymatch-slash", '<DirectoryMatch "^/srv/www/a/">', "</DirectoryMatch>"),
+        ("directorymatch-parent", '<DirectoryMatch "^/srv/www/$">', "</DirectoryMatch>"),
+        ("directorymatch-exact", '<DirectoryMatch "^/srv/www/a/$">', "</DirectoryMatch>"),
+        ("directory", "<Directory /srv/www/a>", "</Directory>"),
+    ]
+}
+
+
+@pytest.mark.parametrize(
+    "text", [GROUP_MERGE_24, GROUP_MERGE_24_FILES, *DIRECTORY_MATCH_24.values()],
+    ids=["location-group", "files-group", *DIRECTORY_MATCH_24],
+)
+def test_model_answers_as_real_2_4(httpd, access, text):
+    """The model's 2.4 evaluation (decide_24), which the 2.2 model shares its section matching with."""
     report = differential.compare(text, text, name="group-merge", httpd=httpd)
     assert report.ok and report.requests
     model = access.build(differential.ConfigSet.from_mapping({"httpd.conf": text}, entry="httpd.conf"))
@@ -355,3 +372,30 @@ def test_model_merges_a_walk_group_before_the_directory_as_httpd_does(httpd, acc
         if (real if real in (401, 403, 500) else 200) != said:
             wrong.append((q.describe(), real, said))
     assert wrong == []
+
+
+# An Alias below a Location's path sends some of its URLs outside the directory the rest map into:
+# the Directory section applies to /c/x but not to /c/other/x.
+ALIAS_BELOW_LOCATION = f"""\
+DocumentRoot /srv/www
+Alias /c/other/ /srv/other/
+<Directory /srv/www/c>
+    Order deny,allow
+    Deny from all
+</Directory>
+<Location /c/>
+    Satisfy Any
+{AUTH}    Require valid-user
+</Location>
+"""
+
+
+def test_alias_below_a_location_is_not_taken_as_the_same_directory(httpd, access):
+    cs = differential.ConfigSet.from_mapping({"httpd.conf": ALIAS_BELOW_LOCATION}, entry="httpd.conf")
+    try:
+        candidate = access.translate(cs)
+    except access.TranslationError:
+        return  # refused: a person decides, nothing is claimed
+    report = differential.compare(access.normalize_22(cs), candidate, name="alias-below-location", httpd=httpd)
+    assert {(m.request.path, m.request.user) for m in differential.against_model(report, ALIAS_BELOW_LOCATION)} == set()
+    assert any(q.path.startswith("/c/other/") for q in report.statuses)

@@ -61,19 +61,19 @@ def test_ht501_finding():
 
 
 def test_ht501_no_fix_when_meaning_depends_on_other_sections():
-    # <LocationMatch> inherits Satisfy Any only where <Directory /srv/www/c> applies (the URL
-    # /c/x maps into it; /__fs-like aliases and other vhosts may not): no single 2.4 form.
+    # <LocationMatch> inherits Satisfy Any only where <Directory /srv/www/c> applies: /c/x maps
+    # into it, but the Alias sends /c/other/ elsewhere: no single 2.4 form.
     text = (
-        "DocumentRoot /srv/www\n<Directory /srv/www/c>\n    Order mutual-failure\n"
+        "DocumentRoot /srv/www\nAlias /c/other/ /srv/other/\n<Directory /srv/www/c>\n    Order mutual-failure\n"
         "    Allow from 127.0.0.8/29\n    Deny from 127.1\n    Satisfy any\n</Directory>\n"
         '<LocationMatch "^/c/">\n    Order mutual-failure\n    Allow from 127.1\n'
         "    AuthType Basic\n    AuthName r\n    AuthUserFile /etc/users\n    Require user bob carol\n</LocationMatch>\n"
     )
     result = findings(text, "HT501")
     assert result and all(f.fix is None for f in result)
-    [location] = [f for f in result if f.line == 9]  # the Order line of <LocationMatch>
+    [location] = [f for f in result if f.line == 10]  # the Order line of <LocationMatch>
     assert "depends on which other sections apply" in location.message
-    assert any("needs a person" in f.message for f in result if f.line != 9)
+    assert any("needs a person" in f.message for f in result if f.line != 10)
 
 
 def test_ht501_satisfy_only_section_keeps_the_inherited_rules_with_authmerging():

@@ -465,25 +465,31 @@ class Model:
         if is_dir is None:
             is_dir = filename.endswith("/") or normalize_dir(filename) in dir_paths
         directory = normalize_dir(filename) if is_dir else normalize_dir(posixpath.dirname(filename.rstrip("/")) or "/")
+        # A <DirectoryMatch> regex is matched against the request's whole file name, not its
+        # directory (measured on apache2 2.4: `^/srv/www/a/` does not apply to /a while
+        # `<Directory /srv/www/a>` does; `^/srv/www/a/$` applies to /a/ but not to /a/f.html).
+        matched_dir = filename
         basename = posixpath.basename(filename.rstrip("/"))
         applied: list[Scope] = []
         for scope in self.scopes:
             if scope.vhost is not None and scope.vhost is not vhost:
                 continue
-            if self._applies(scope, url, filename, directory, basename, applied_parent_ok=True):
+            if self._applies(scope, url, directory, matched_dir, basename):
                 applied.append(scope)
         # Nested scopes apply only when their parent does.
         chosen = [s for s in applied if s.parent is None or s.parent in applied or s.parent.kind in ("server", "vhost")]
         return sorted(chosen, key=Scope.merge_key)
 
-    def _applies(self, scope: Scope, url: str, filename: str, directory: str, basename: str, applied_parent_ok: bool) -> bool:
+    def _applies(self, scope: Scope, url: str, directory: str, matched_dir: str, basename: str) -> bool:
+        """``directory``: the request's directory with its slash; ``matched_dir``: the path a
+        <DirectoryMatch> regex is matched against (the file name)."""
         kind = scope.kind
         if kind in ("server", "vhost"):
             return True
         if kind in ("directory", "htaccess"):
             return scope.dirpath is not None and _dir_under(directory, scope.dirpath)
         if kind == "directorymatch":
-            return bool(scope.regex and scope.regex.search(directory))
+            return bool(scope.regex and scope.regex.search(matched_dir))
         if kind == "files":
             if scope.regex is not None:
                 return bool(scope.regex.search(basename))

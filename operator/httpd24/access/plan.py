@@ -67,31 +67,80 @@ def _fs_uncached(scope: Scope, model: Model) -> tuple[str | None, list[str] | No
         if scope.parent is not None and scope.parent.kind not in ("server", "vhost"):
             return _fs(scope.parent, model)
         return "/", None
-    if kind == "location" and scope.regex is None and not _has_wildcard(scope.pattern):
-        mapped = model.filename(scope.pattern or "/", scope.vhost)
+    url = _url(scope)
+    if kind == "location" and url is not None:
+        mapped = model.filename(url, scope.vhost)
         roots = [normalize_dir(mapped)]
         key = id(scope.vhost) if scope.vhost is not None else None
         for prefix, target in model.aliases.get(key, []) + (model.aliases.get(None, []) if key is not None else []):
-            if prefix.startswith(scope.pattern.rstrip("/") + "/") or scope.pattern in ("", "/"):
+            if prefix.startswith(url.rstrip("/") + "/") or url in ("", "/"):
                 roots.append(normalize_dir(target))
         certain = normalize_dir(posixpath.dirname(mapped.rstrip("/")) or "/")
-        if scope.pattern.endswith("/"):
+        if url.endswith("/"):
             certain = normalize_dir(mapped)
+        if len(roots) > 1:
+            certain = "/"  # an Alias below the path maps some of its URLs elsewhere
         return certain, roots
+    if kind == "directorymatch" and (found := regex_prefix(scope.pattern)) is not None:
+        directory = normalize_dir(found[0])
+        return directory, [directory]
     return "/", None
 
 
+def regex_prefix(pattern: str) -> tuple[str, bool] | None:
+    """(the path every match of an anchored regex starts with, up to its last ``/``; whether the
+    regex is exactly that path, so that everything below it matches). ``^/c/`` -> ``("/c/", True)``,
+    ``^/c/.*\\.php$`` -> ``("/c/", False)``; None when the regex is not anchored or has no ``/``."""
+    if not pattern.startswith("^"):
+        return None
+    literal: list[str] = []
+    i, end = 1, len(pattern)
+    while i < end:
+        c = pattern[i]
+        if c == "\\" and i + 1 < end and pattern[i + 1] in "./-_~":
+            literal.append(pattern[i + 1])
+            i += 2
+            continue
+        if c in ".^$*+?()[]{}|\\":
+            if c in "*?{" and literal:
+                literal.pop()  # the character before an optional quantifier may be absent
+            break
+        literal.append(c)
+        i += 1
+    text = "".join(literal)
+    cut = text.rfind("/")
+    if cut < 0:
+        return None
+    return text[: cut + 1], i == end and text.endswith("/")
+
+
 def _url(scope: Scope) -> str | None:
-    if scope.kind == "location" and scope.regex is None and not _has_wildcard(scope.pattern):
-        return scope.pattern or "/"
-    return None
+    """A URL path every request of the scope lies under (a prefix of a LocationMatch's regex)."""
+    if scope.kind != "location":
+        return None
+    if scope.regex is None:
+        return None if _has_wildcard(scope.pattern) else (scope.pattern or "/")
+    found = regex_prefix(scope.pattern)
+    return found[0] if found is not None else None
+
+
+def _url_exact(scope: Scope) -> str | None:
+    """:func:`_url` when the scope meets every request under that path, else None."""
+    if scope.kind == "location" and scope.regex is not None:
+        found = regex_prefix(scope.pattern)
+        return found[0] if found is not None and found[1] else None
+    return _url(scope)
 
 
 def _url_under(child: str, parent: str) -> bool:
+    """Whether every URL ``<Location child>`` meets also meets ``<Location parent>``: httpd
+    compares the path as a prefix, and one that ends with ``/`` does not meet the bare name
+    (``<Location /c/>`` does not apply to ``/c``)."""
     if parent in ("", "/"):
         return True
-    p = parent.rstrip("/")
-    return child == p or child.startswith(p + "/") or (parent.endswith("/") and child.startswith(parent))
+    if parent.endswith("/"):
+        return child.startswith(parent)
+    return child == parent or child.startswith(parent + "/")
 
 
 def _vhost_ok(a: Scope, b: Scope) -> bool:
@@ -128,7 +177,12 @@ def certainly_meets(p: Scope, d: Scope, model: Model) -> bool:
     if p.kind in ("directory", "htaccess") and p.dirpath is not None and not _has_wildcard(p.dirpath):
         certain, _ = _fs(d, model)
         return certain is not None and _dir_under(certain, p.dirpath)
-    up, ud = _url(p), _url(d)
+    if p.kind == "directorymatch" and (found := regex_prefix(p.pattern)) is not None and found[1]:
+        # The regex sees the file name: the directory itself asked for without its slash
+        # (/srv/www/a for ^/srv/www/a/) does not match, anything below it does.
+        certain, _ = _fs(d, model)
+        return certain is not None and _dir_under(certain, found[0]) and normalize_dir(certain) != found[0]
+    up, ud = _url_exact(p), _url(d)
     if up is not None and ud is not None:
         return _url_under(ud, up)
     return False
