@@ -1012,7 +1012,7 @@ def against_model(report: VerifyReport, original: ConfigSet | str) -> list[Misma
     loopback here: 127.0.0.1 is ``localhost``, other sources have no name. Configurations
     with virtual hosts are not judged: every request is returned.
     """
-    from ..access import Request, build, decide_22
+    from ..access import build, decide_22
 
     every = [Mismatch(q, a, b) for q, (a, b) in report.statuses.items()]
     cs = _as_configset(original)
@@ -1021,20 +1021,25 @@ def against_model(report: VerifyReport, original: ConfigSet | str) -> list[Misma
     model = build(cs)
     out = []
     for m in every:
-        q = m.request
-        request = Request(
-            q.path, q.method, q.source, hostname="localhost" if q.source == "127.0.0.1" else None,
-            env=frozenset(q.env), user=q.user, password_ok=q.password != WRONG_PASSWORD,
-            groups=frozenset(report.users.get(q.user or "", ())),
-            filename=q.path[len("/__fs"):] if q.path.startswith("/__fs/") else None,
-            is_dir=True if q.path.endswith("/") else None,
-        )
-        if _access_answer(m.candidate) != _access_answer(decide_22(model, request)):
+        if access_answer(m.candidate) != access_answer(decide_22(model, model_request(m.request, report))):
             out.append(m)
     return out
 
 
-def _access_answer(status: int) -> int:
+def model_request(q: Req, report: VerifyReport):
+    """The :class:`httpd24.access.Request` the model sees for one request of the matrix."""
+    from ..access import Request
+
+    return Request(
+        q.path, q.method, q.source, hostname="localhost" if q.source == "127.0.0.1" else None,
+        env=frozenset(q.env), user=q.user, password_ok=q.password != WRONG_PASSWORD,
+        groups=frozenset(report.users.get(q.user or "", ())),
+        filename=q.path[len("/__fs"):] if q.path.startswith("/__fs/") else None,
+        is_dir=True if q.path.endswith("/") else None,
+    )
+
+
+def access_answer(status: int) -> int:
     """What access control decided: its refusals as they are, anything else (served, redirected, not found) as 200."""
     return status if status in (401, 403, 500) else 200
 
