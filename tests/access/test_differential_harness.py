@@ -396,3 +396,34 @@ def test_alias_below_a_location_is_not_taken_as_the_same_directory(httpd, access
     report = differential.compare(access.normalize_22(cs), candidate, name="alias-below-location", httpd=httpd)
     assert {(m.request.path, m.request.user) for m in differential.against_model(report, ALIAS_BELOW_LOCATION)} == set()
     assert any(q.path.startswith("/c/other/") for q in report.statuses)
+
+
+# <Location /a> holds only AuthType: its translation gets `Require all granted`, so an `AuthMerging Or`
+# written into the later <Location /> would OR that in and admit everyone under /a (seed 5, index 83).
+AUTHTYPE_BEFORE_MERGING = f"""\
+DocumentRoot /srv/www
+<Location /a>
+{AUTH}</Location>
+<LocationMatch "^/c/">
+    Satisfy any
+</LocationMatch>
+<Location />
+    Require valid-user
+</Location>
+<Location /a/b>
+    Order Deny,Allow
+    Allow from 127.0.0.8/29
+    Deny from 127.0.0. 127.1.2
+    Require valid-user
+</Location>
+"""
+
+
+def test_authmerging_accounts_for_the_require_written_into_authtype_only_sections(httpd, access):
+    cs = differential.ConfigSet.from_mapping({"httpd.conf": AUTHTYPE_BEFORE_MERGING}, entry="httpd.conf")
+    try:
+        candidate = access.translate(cs)
+    except access.TranslationError:
+        return  # refused: a person decides, nothing is claimed
+    report = differential.compare(access.normalize_22(cs), candidate, name="authtype-before-merging", httpd=httpd)
+    assert differential.against_model(report, AUTHTYPE_BEFORE_MERGING) == []
