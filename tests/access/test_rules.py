@@ -208,8 +208,13 @@ def test_ht506_invalid(line):
     ("files", "requires"),
     [
         pytest.param("AuthDBMGroupFile /etc/groups.db", "Require dbm-group admins", id="dbm-only"),
+        # mod_authz_groupfile runs first (stock order) and, authoritative, refuses whom its file does not admit
         pytest.param("AuthGroupFile /etc/groups\n    AuthDBMGroupFile /etc/groups.db",
-                     "Require group admins\n    Require dbm-group admins", id="both-files"),
+                     "Require group admins", id="both-files"),
+        pytest.param("AuthGroupFile /etc/groups\n    AuthDBMGroupFile /etc/groups.db\n    AuthzGroupFileAuthoritative Off",
+                     "Require group admins\n    Require dbm-group admins", id="both-files-first-not-authoritative"),
+        pytest.param("AuthGroupFile /etc/groups\n    AuthDBMGroupFile /etc/groups.db\n    AuthzDBMAuthoritative Off",
+                     "Require group admins", id="both-files-second-not-authoritative"),
         pytest.param("AuthGroupFile /etc/groups", "Require group admins", id="file-only"),
     ],
 )

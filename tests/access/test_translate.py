@@ -291,3 +291,37 @@ def test_random_translations_agree_with_the_22_model():
         translated += 1
         assert diff == [], (i, text, out(translate(cs(text))), diff)
     assert translated >= 9
+
+
+# -- Require group with both AuthGroupFile and AuthDBMGroupFile: 2.2 asked one module, or both --------
+
+_BOTH_FILES = ("<Directory /srv>\n    Order deny,allow\n    Deny from all\n    Allow from 10.0.0.0/8\n    Satisfy Any\n"
+               "    AuthType Basic\n    AuthName r\n    AuthUserFile /etc/users\n    AuthGroupFile /etc/groups\n"
+               "    AuthDBMGroupFile /etc/groups.db\n{extra}    Require group admins\n</Directory>\n")
+_LOAD_DBM_FIRST = ("LoadModule authz_dbm_module modules/mod_authz_dbm.so\n"
+                   "LoadModule authz_groupfile_module modules/mod_authz_groupfile.so\n")
+
+
+@pytest.mark.parametrize(
+    ("text", "file_member", "dbm_member"),
+    [
+        # stock order: mod_authz_groupfile first, authoritative: the DBM file never counted
+        pytest.param(_BOTH_FILES.format(extra=""), 200, 401, id="groupfile-decides"),
+        pytest.param(_BOTH_FILES.format(extra="    AuthzGroupFileAuthoritative Off\n"), 200, 200, id="groupfile-off"),
+        pytest.param(_LOAD_DBM_FIRST + _BOTH_FILES.format(extra=""), 401, 200, id="dbm-loaded-first-decides"),
+    ],
+)
+def test_require_group_with_two_group_files_answers_as_2_2(text, file_member, dbm_member):
+    original = cs(text)
+    migrated = translate(original)
+    m22, m24 = build(original), build(migrated)
+    requests = {
+        (file_groups, dbm_groups): Request(path="/x/f.html", filename="/srv/f.html", client="192.0.2.1", user="bob",
+                                           groups=frozenset(file_groups), dbm_groups=frozenset(dbm_groups))
+        for file_groups in ((), ("admins",)) for dbm_groups in ((), ("admins",))
+    }
+    for request in requests.values():
+        assert decide_24(m24, request) == decide_22(m22, request), request
+    # what 2.2 answered to a member of only one of the files
+    assert decide_22(m22, requests[("admins",), ()]) == file_member
+    assert decide_22(m22, requests[(), ("admins",)]) == dbm_member

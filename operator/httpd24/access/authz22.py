@@ -204,6 +204,19 @@ class Line:
         return " ".join(("Require",) + self.words)
 
 
+def group_checkers(confs: dict[str, ModuleConf], order: Order) -> tuple[str, ...]:
+    """The modules that judged a ``Require group`` line, in run order: the group modules with a
+    group file, up to and including the first authoritative one (it refused whom its file
+    does not admit, so the next never saw the request)."""
+    out: list[str] = []
+    for module in order.full():
+        if module in ("authz_groupfile", "authz_dbm") and _conf(confs, module).configured:
+            out.append(module)
+            if _conf(confs, module).authoritative:
+                break
+    return tuple(out)
+
+
 def grantors(kind: str, confs: dict[str, ModuleConf]) -> tuple[str, ...]:
     """The modules that grant a line of this kind (none: nobody reads it on 2.2)."""
     if kind in ("user", "valid-user"):
@@ -311,8 +324,11 @@ def who(line: Line) -> str:
 
 
 def admits(words: Iterable[Sequence[str]], confs: dict[str, ModuleConf], order: Order, user: str,
-           groups: Iterable[str]) -> bool:
+           groups: Iterable[str], dbm_groups: Iterable[str] | None = None) -> bool:
     """Whether 2.2 authorizes ``user`` (in ``groups``) with these lines (all applicable to the method).
+
+    ``dbm_groups``: the user's groups in the AuthDBMGroupFile, when they differ from the
+    AuthGroupFile's (None: the same).
 
     The modules run in :meth:`Order.full`; the first that does not decline decides;
     mod_authz_default refuses what nobody granted (``AuthzDefaultAuthoritative On``).
@@ -321,6 +337,7 @@ def admits(words: Iterable[Sequence[str]], confs: dict[str, ModuleConf], order: 
     lines = [Line(tuple(w)) for w in words if w]
     kinds = {line.kind for line in lines}
     member = set(groups)
+    dbm_member = member if dbm_groups is None else set(dbm_groups)
     for module in order.full():
         if not _configured(confs, module):
             continue
@@ -331,7 +348,8 @@ def admits(words: Iterable[Sequence[str]], confs: dict[str, ModuleConf], order: 
             if any(line.kind == "user" and user in line.words[1:] for line in mine):
                 return True
         elif module in ("authz_groupfile", "authz_dbm"):
-            if any(line.kind == "group" and member & set(line.words[1:]) for line in mine):
+            theirs = member if module == "authz_groupfile" else dbm_member
+            if any(line.kind == "group" and theirs & set(line.words[1:]) for line in mine):
                 return True
         elif module == "authnz_ldap":
             if any(line.kind == "ldap-user" and user in line.words[1:] for line in mine):

@@ -161,8 +161,6 @@ class Own:
     authz: X.Expr | None = None
     authmerging: str | None = None
     authtype: str | None = None
-    #: Group files set here: {"file": AuthGroupFile, "dbm": AuthDBMGroupFile} -> set (True) or not.
-    group_files: dict[str, bool] = field(default_factory=dict)
     #: 2.2 authorization modules with a record of their own here (any of their directives).
     authz22: dict[str, authz22.ModuleConf] = field(default_factory=dict)
     #: Items of each kind, for locations and edits.
@@ -187,8 +185,6 @@ class Effective:
     requires: tuple[RequireLine, ...] = ()
     authz: X.Expr | None = None
     authtype: str | None = None
-    #: Where 2.2's ``Require group`` looked: ("file",), ("dbm",) or both (mod_authz_groupfile / _dbm).
-    group_files: tuple[str, ...] = ()
     #: 2.2's authorization module records in effect (module, record), see :mod:`.authz22`.
     authz22: tuple[tuple[str, authz22.ModuleConf], ...] = ()
 
@@ -203,14 +199,6 @@ class Effective:
         return [r for r in self.requires if method in r.methods]
 
 
-def _group_files(parent: tuple[str, ...], own: dict[str, bool]) -> tuple[str, ...]:
-    """Group files in effect: each of AuthGroupFile / AuthDBMGroupFile is inherited unless set again."""
-    if not own:
-        return parent
-    have = {k for k in parent if k not in own} | {k for k, v in own.items() if v}
-    return tuple(sorted(have))
-
-
 def merge(parent: Effective, own: Own, mode: Mode) -> Effective:
     if mode == "2.2":
         return Effective(
@@ -219,7 +207,6 @@ def merge(parent: Effective, own: Own, mode: Mode) -> Effective:
             requires=own.requires if own.requires is not None else parent.requires,
             authz=None,
             authtype=own.authtype or parent.authtype,
-            group_files=_group_files(parent.group_files, own.group_files),
             authz22=authz22.merged(parent.authz22, own.authz22),
         )
     # compat: the four directives share one struct without merger.
@@ -306,6 +293,8 @@ class Request:
     user: str | None = None
     password_ok: bool = True
     groups: frozenset[str] = frozenset()
+    #: Groups in the AuthDBMGroupFile (mod_authz_dbm), when they differ from ``groups`` (None: the same).
+    dbm_groups: frozenset[str] | None = None
     filename: str | None = None
     is_dir: bool | None = None
     vhost: str | None = None
@@ -665,8 +654,6 @@ class Builder:
                 own = self.scope_for(section, vhost, item).own
                 where = f"{item.node.name} {' '.join(item.args)} ({item.file}:{item.node.location.line})"
                 own.authz22[module] = authz22.record(own.authz22.get(module), key, item.args, where)
-                if key in ("authgroupfile", "authdbmgroupfile"):
-                    own.group_files["file" if key == "authgroupfile" else "dbm"] = bool(item.args)
                 continue
             if key == "allowoverride" and section is not None:
                 self.scope_for(section, vhost, item).allowoverride = item
@@ -794,7 +781,7 @@ def _require_ok(lines: Sequence[RequireLine], state: Effective, request: Request
     """2.2's authorization modules in hook order: the first that does not decline decides
     (an authoritative module refuses a user only another module's line admits)."""
     return authz22.admits([line.words for line in lines], dict(state.authz22), order, request.user or "",
-                          request.groups)
+                          request.groups, request.dbm_groups)
 
 
 def decide_effective(state: Effective, request: Request, mode: Mode = "2.2", order: authz22.Order | None = None) -> int:

@@ -465,19 +465,26 @@ def host_expr(host: Host, method: str) -> X.Expr:
     return X.simplify(X.All((allows, not_denied)))
 
 
-def require_expr_22(state: Effective, method: str) -> X.Expr | None:
-    """2.2's Require lines in 2.4 form. ``Require group`` checked AuthGroupFile (mod_authz_groupfile)
-    and/or AuthDBMGroupFile (mod_authz_dbm); 2.4 names the DBM check ``Require dbm-group`` (spec §5.1)."""
+#: The 2.4 provider of each 2.2 group module's ``Require group`` (spec §5.1: DBM is ``dbm-group``).
+_GROUP_PROVIDER = {"authz_groupfile": "group", "authz_dbm": "dbm-group"}
+
+
+def require_expr_22(state: Effective, method: str, order: authz22.Order) -> X.Expr | None:
+    """2.2's Require lines in 2.4 form. ``Require group`` was judged by mod_authz_groupfile
+    (AuthGroupFile) and mod_authz_dbm (AuthDBMGroupFile) in hook order, and the first that is
+    authoritative refused whom its own file does not admit: the later one counts only after an
+    ``Authz*Authoritative Off`` (:func:`.authz22.group_checkers`)."""
     lines = state.requires_for(method)
     if not lines:
         return None
+    checkers = authz22.group_checkers(dict(state.authz22), order)
     leaves: list[X.Expr] = []
     for line in lines:
         leaf = X.from_require(line.words)
-        if isinstance(leaf, X.Leaf) and leaf.provider == "group" and "dbm" in state.group_files:
-            leaves += [X.Leaf(p, leaf.args, leaf.negate) for p in (("group",) if "file" in state.group_files else ())]
-            leaf = X.Leaf("dbm-group", leaf.args, leaf.negate)
-        leaves.append(leaf)
+        if isinstance(leaf, X.Leaf) and leaf.provider == "group" and checkers:
+            leaves += [X.Leaf(_GROUP_PROVIDER[m], leaf.args, leaf.negate) for m in checkers]
+        else:
+            leaves.append(leaf)
     return X.simplify(X.AnyOf(tuple(leaves)))
 
 
@@ -485,12 +492,12 @@ class Inexact(Exception):
     """The state cannot be written in pure 2.4 with the same answers."""
 
 
-def state_expr(state: Effective, method: str, mode: Mode) -> X.Expr:
+def state_expr(state: Effective, method: str, mode: Mode, order: authz22.Order) -> X.Expr:
     """The 2.4 authorization that answers as ``state`` does for ``method``."""
     h = host_expr(state.host, method)
     satisfy = state.satisfy_for(method)
     if mode == "2.2":
-        r = require_expr_22(state, method)
+        r = require_expr_22(state, method, order)
         if r is None:
             return h
     else:
@@ -523,16 +530,16 @@ def methods_of(model: Model) -> list[str]:
 _FULL_MEMO: dict[tuple, X.Expr | Inexact] = {}
 
 
-def full_expr(state: Effective, mode: Mode, methods: list[str]) -> X.Expr:
+def full_expr(state: Effective, mode: Mode, methods: list[str], order: authz22.Order) -> X.Expr:
     """One expression for every method (``Require method`` branches where they differ).
 
     Memoized by value: large configurations repeat the same few policies.
     """
-    key = (state, mode, tuple(methods))
+    key = (state, mode, tuple(methods), order)
     found = _FULL_MEMO.get(key)
     if found is None:
         try:
-            found = _full_expr(state, mode, methods)
+            found = _full_expr(state, mode, methods, order)
         except Inexact as error:
             found = error
         if len(_FULL_MEMO) > 20000:
@@ -543,8 +550,8 @@ def full_expr(state: Effective, mode: Mode, methods: list[str]) -> X.Expr:
     return found
 
 
-def _full_expr(state: Effective, mode: Mode, methods: list[str]) -> X.Expr:
-    by_method = {m: X.simplify(state_expr(state, m, mode)) for m in methods}
+def _full_expr(state: Effective, mode: Mode, methods: list[str], order: authz22.Order) -> X.Expr:
+    by_method = {m: X.simplify(state_expr(state, m, mode, order)) for m in methods}
     distinct: list[X.Expr] = []
     for e in by_method.values():
         if e not in distinct:
@@ -673,7 +680,7 @@ def plan_scope(d: Scope, model: Model, mode: Mode, methods: list[str]) -> ScopeP
                     return ScopePlan(d, kind, reason=shadowed_reason(shadowed))
             inherited_states.append(inh)
             states.append(state)
-            e = full_expr(state, mode, methods)
+            e = full_expr(state, mode, methods, load_order(model))
             texts.setdefault(render_key(e), e)
     except Inexact as error:
         return ScopePlan(d, kind, reason=str(error))
@@ -693,7 +700,7 @@ def plan_scope(d: Scope, model: Model, mode: Mode, methods: list[str]) -> ScopeP
         ):
             own_state = Effective(requires=own.requires or ())
             try:
-                e = full_expr(own_state, mode, methods)
+                e = full_expr(own_state, mode, methods, load_order(model))
             except Inexact:
                 e = None
             if e is not None:
@@ -827,14 +834,15 @@ def _resolve(d, model, mode, methods, possible, inherited_states, states, candid
     address, host, variable, user and method the configuration names.
     """
     try:
-        wanted = [full_expr(s, mode, methods) for s in states]
+        order = load_order(model)
+        wanted = [full_expr(s, mode, methods, order) for s in states]
         previous = []
         for chain, inh in zip(possible, inherited_states):
             if any(p.own.has_access for p in chain):
-                previous.append(full_expr(inh, mode, methods))
+                previous.append(full_expr(inh, mode, methods, order))
             else:
                 previous.append(None)
-        own_only = full_expr(merge(Effective(), d.own, mode), mode, methods)
+        own_only = full_expr(merge(Effective(), d.own, mode), mode, methods, order)
     except Inexact:
         return None
     requests = _sample(model, methods)

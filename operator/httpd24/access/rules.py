@@ -19,6 +19,7 @@ from .plan import (
     chains,
     full_expr,
     inherited,
+    load_order,
     make_plan,
     methods_of,
     shadowed_in_some_context,
@@ -344,6 +345,7 @@ class CompatChangesMeaning(Rule):
         if not model.has_compat or model.hybrid:
             return
         methods = methods_of(model)
+        order = load_order(model)
         for d in model.scopes:
             own = d.own
             if not own.has_access and own.authtype is None:
@@ -356,9 +358,9 @@ class CompatChangesMeaning(Rule):
                 inhc = inherited(chain, "compat")
                 s22 = fold([*chain, d], "2.2")
                 sc = fold([*chain, d], "compat")
-                e22 = X.render(full_expr(s22, "2.2", methods))
+                e22 = X.render(full_expr(s22, "2.2", methods, order))
                 try:
-                    ec = X.render(full_expr(sc, "compat", methods))
+                    ec = X.render(full_expr(sc, "compat", methods, order))
                 except Inexact:
                     ec = "500 (AH01627) for clients that pass the address check"
                 if e22 == ec:
