@@ -2,7 +2,7 @@ import textwrap
 
 import pytest
 from apache_fixture import httpd  # noqa: F401
-from ruletest import findings, fixed
+from ruletest import configset, findings, fixed
 
 from httpd24.apache import configtest
 from httpd24.engine import Applicability, Severity
@@ -101,6 +101,11 @@ def test_fix(before, after):
                      id="default-off"),
         pytest.param(location("AuthzUserAuthoritative Off\n<Files x>\n  Require user a\n  Require group g\n</Files>\n"),
                      "mod_authz_groupfile", id="nested-scope"),
+        # 2.2: the sub-directory's own mod_authz_groupfile record has no group file (no merger), so nobody
+        # there is admitted by group; 2.4 without the line inherits /etc/groups and admits staff
+        pytest.param("<Directory /srv>\n  AuthType Basic\n  AuthName a\n  AuthGroupFile /etc/groups\n"
+                     "  Require group staff\n</Directory>\n<Directory /srv/sub>\n  AuthzGroupFileAuthoritative Off\n"
+                     "</Directory>\n", "inherit the AuthGroupFile", id="record-without-group-file"),
     ],
 )
 def test_person_must_decide(text, culprit):
@@ -151,3 +156,18 @@ def test_real_httpd_refuses_original_accepts_fix(httpd, text, code, modules):
     assert "Authoritative" not in out
     after = configtest({**files, "a.conf": out}, "a.conf", modules, httpd=httpd)
     assert after.ok, after.output
+
+
+def test_record_without_group_file_denied_members_on_2_2():
+    # The 2.2 model (access.authz22: no merger, the section's record replaces the inherited one)
+    # agrees with HT103 that removing the line would change the answer in /srv/sub.
+    from httpd24.access import Request, build, decide_22
+
+    text = ("<Directory /srv>\n  AuthType Basic\n  AuthName a\n  AuthGroupFile /etc/groups\n  Require group staff\n"
+            "</Directory>\n<Directory /srv/sub>\n  AuthzGroupFileAuthoritative Off\n</Directory>\n")
+    member = dict(path="/x", user="bob", groups=frozenset({"staff"}), is_dir=False)
+    with_line = build(configset({"httpd.conf": text}))
+    without = build(configset({"httpd.conf": text.replace("  AuthzGroupFileAuthoritative Off\n", "")}))
+    assert decide_22(with_line, Request(filename="/srv/f", **member)) == 200
+    assert decide_22(with_line, Request(filename="/srv/sub/f", **member)) == 401
+    assert decide_22(without, Request(filename="/srv/sub/f", **member)) == 200

@@ -252,6 +252,32 @@ def _remove_and_mark(node: Directive, scope, view) -> None:
             edit.remove(n)
 
 
+#: module -> the directive without which it declines (no group file, no LDAP URL), and the Require types it reads.
+_CONFIGURED_BY = {
+    "authz_groupfile": ("authgroupfile", "AuthGroupFile", _GROUP_TYPES),
+    "authz_dbm": ("authdbmgroupfile", "AuthDBMGroupFile", _GROUP_TYPES),
+    "authnz_ldap": ("authldapurl", "AuthLDAPURL", _LDAP_TYPES),
+}
+
+
+def _would_inherit(ctx, scope, module: str) -> str | None:
+    """The directive name when removing the module's only line here would let the section inherit a group
+    file or LDAP URL that 2.2 did not use here.
+
+    None of these modules merges per-directory records (:mod:`httpd24.access.authz22`): on 2.2 a section
+    holding only ``AuthzGroupFileAuthoritative Off`` had a record with no group file; on 2.4, without
+    the line, the section keeps the one set around it.
+    """
+    if module not in _CONFIGURED_BY:
+        return None
+    key, name, kinds = _CONFIGURED_BY[module]
+    if not ctx.has(key) or not any(i.args and i.args[0].lower() in kinds for i in ctx.items("require")):
+        return None
+    if any(not isinstance(n, Section) and n.key == key for n in _own(scope, ctx.view)):
+        return None
+    return name
+
+
 def _find_key(where, view) -> bool:
     return any(not isinstance(n, Section) and n.key in _SHADOWING for n in _own(where, view))
 
@@ -325,7 +351,13 @@ class AuthzAuthoritative(Rule):
     should stay an implicit `<RequireAny>` or become a `<RequireAll>` is a
     person's decision. `AuthzDefaultAuthoritative Off` (2.2 answered 500,
     or let a third-party module decide, where 2.4 answers 401) is also left
-    to a person. Rewriting the `Require` lines themselves is the access
+    to a person, and so is an `AuthzGroupFileAuthoritative`,
+    `AuthzDBMAuthoritative` or `AuthzLDAPAuthoritative` line in a section
+    without `AuthGroupFile` / `AuthDBMGroupFile` / `AuthLDAPURL`, where the
+    configuration sets one around it: none of these modules merged its
+    per-directory record, so on 2.2 the section had no group file (or URL)
+    and the module judged nothing there; without the line 2.4 inherits the
+    one around it. Rewriting the `Require` lines themselves is the access
     control rules' job (HT5xx).
     """
 
@@ -363,6 +395,16 @@ class AuthzAuthoritative(Rule):
                 )
             return
         scope = _scope(node)
+        inherits = _would_inherit(ctx, scope, module)
+        if inherits is not None:
+            yield self.finding(
+                item,
+                f"{refused}; on 2.2 this line gave the section a {_MODULE_NAMES[module]} record of its own, "
+                f"without {inherits}, so the module judged nothing here; without the line the section would "
+                f"inherit the {inherits} set around it and admit its members: remove it and write the "
+                "Require lines that should apply here",
+            )
+            return
         analysis = _Analysis(ctx, scope)
         verdicts = [analysis.verdict(scope)] + [analysis.verdict(s) for s in _nested_scopes(scope, ctx.view)]
         wrong = next((v for v in verdicts if not v.same), None)
