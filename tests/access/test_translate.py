@@ -325,3 +325,39 @@ def test_require_group_with_two_group_files_answers_as_2_2(text, file_member, db
     # what 2.2 answered to a member of only one of the files
     assert decide_22(m22, requests[("admins",), ()]) == file_member
     assert decide_22(m22, requests[(), ("admins",)]) == dbm_member
+
+
+@pytest.mark.apache
+def test_require_group_with_two_group_files_on_real_apache(httpd, tmp_path):
+    # The migrated config on the real 2.4 server, with a real DBM group file whose members differ
+    # from the text group file's, answers each user as the 2.2 model does.
+    import subprocess
+
+    from httpd24.apache import Instance, htgroup_file, htpasswd_file
+    from httpd24.engine import migrate
+
+    subprocess.run(["htdbm", "-cbt", "-TSDBM", str(tmp_path / "groups.db"), "bob", "x", "admins"], check=True,
+                   capture_output=True)
+    body = ("<Location /p>\n    Order deny,allow\n    Deny from all\n    Allow from 10.0.0.0/8\n    Satisfy Any\n"
+            "    AuthType Basic\n    AuthName r\n    AuthUserFile users\n    AuthGroupFile groups\n"
+            "    AuthDBMGroupFile groups.db\n    AuthzDBMType SDBM\n{extra}    Require group admins\n</Location>\n"
+            "Alias /p htdocs\n")
+    who = {"alice": ({"admins"}, set()), "bob": (set(), {"admins"}), "carol": (set(), set())}
+    mods = ["authn_core_module", "authz_core_module", "authz_host_module", "auth_basic_module", "authn_file_module",
+            "authz_user_module", "authz_groupfile_module", "authz_dbm_module", "alias_module"]
+    for extra in ("", "    AuthzGroupFileAuthoritative Off\n"):
+        original = cs(body.format(extra=extra))
+        m22 = build(original)  # before migrate, which edits the set it is given
+        migrated = migrate(original).files["httpd.conf"]  # HT501 translates, HT103 removes the Off line
+        assert b"Authoritative" not in migrated and b"Order" not in migrated
+        files = {"httpd.conf": migrated, "users": htpasswd_file({u: "pw" for u in who}),
+                 "groups": htgroup_file({"admins": ["alice"]}), "htdocs/index.html": b"hi\n",
+                 **{f"groups.db{ext}": (tmp_path / f"groups.db{ext}").read_bytes() for ext in (".pag", ".dir")}}
+        with Instance(files, "httpd.conf", mods, httpd=httpd) as srv:
+            for user, (file_groups, dbm_groups) in who.items():
+                expected = decide_22(m22, Request(path="/p/index.html", client="127.0.0.1", user=user,
+                                                  groups=frozenset(file_groups), dbm_groups=frozenset(dbm_groups)))
+                assert srv.request("/p/index.html", user=user, password="pw").status == expected, (extra, user)
+        # bob (DBM group only) was refused on 2.2 unless mod_authz_groupfile was not authoritative
+        bob = Request(path="/p/index.html", client="127.0.0.1", user="bob", dbm_groups=frozenset({"admins"}))
+        assert decide_22(m22, bob) == (200 if extra else 401)
