@@ -162,11 +162,11 @@ def review_body(text: str, namespace: str, name: str) -> bytes:
 
 
 async def bench(args, cluster, hook_port: int, ca: Path, namespace: str) -> list[tuple]:
-    from httpd24.k8s.webhooks_manage import Api
+    from httpd24.k8s.rollout_api import Kube
 
     rows = []
     context = ssl.create_default_context(cafile=str(ca))
-    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(ssl=context, limit=200)) as session, Api(limit=200) as kube:
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(ssl=context, limit=200)) as session, Kube(limit=200) as kube:
         for lines in SIZES:
             total = args.requests if lines < 10_000 else max(args.requests // 4, 20)
             for concurrency in CONCURRENCY:
@@ -196,7 +196,7 @@ async def bench(args, cluster, hook_port: int, ca: Path, namespace: str) -> list
                                          "labels": {"httpd24.io/config": "true"} if labelled else {}},
                             "data": {"httpd.conf": texts[i % len(texts)]},
                         }
-                        await kube.request("POST", f"/api/v1/namespaces/{namespace}/configmaps", body)
+                        await kube.request("POST", f"/api/v1/namespaces/{namespace}/configmaps", body=body)
                         return True
 
                     latencies, errors = await run_cell(create, total, concurrency)

@@ -138,14 +138,12 @@ _API: Any = None
 async def _labels_from_api(namespace: str) -> dict[str, str] | None:
     """A namespace the index has not seen yet (created a moment ago): one GET, rare by design."""
     global _API
-    from . import webhooks_manage
+    from .rollout_api import Kube
 
     try:
         if _API is None:
-            _API = await webhooks_manage.Api().__aenter__()
-        body = await asyncio.wait_for(
-            _API.request("GET", f"/api/v1/namespaces/{namespace}", ok_missing=True), timeout=2
-        )
+            _API = Kube()
+        body = await asyncio.wait_for(_API.get(f"/api/v1/namespaces/{namespace}"), timeout=2)
     except Exception as error:  # no RBAC, no network: fall back to policies and the default
         log.warning("namespace %s is not indexed and could not be read: %s", namespace, error)
         return None

@@ -188,7 +188,7 @@ def run(args: argparse.Namespace) -> int:
 async def _main(args, tls, host, service, excluded) -> int:
     import kopf
 
-    from . import metrics, webhooks, webhooks_manage
+    from . import metrics, rollout_api, webhooks, webhooks_manage
 
     settings = kopf.OperatorSettings()
     # Nothing is written on user objects: kopf keeps handler progress and the last-handled
@@ -224,8 +224,8 @@ async def _main(args, tls, host, service, excluded) -> int:
                 for config in (validating, mutating):
                     for hook in config["webhooks"]:
                         hook["clientConfig"]["caBundle"] = bundle
-                async with webhooks_manage.Api() as api:
-                    await webhooks_manage.apply_configurations(api, [validating, mutating])
+                async with rollout_api.Kube() as kube:
+                    await webhooks_manage.apply_configurations(kube, [validating, mutating])
 
             server.on_listen.append(manage)
             if not args.keep_webhooks:
@@ -259,10 +259,10 @@ def _url_host(host: str) -> str:
 
 
 async def _delete_webhooks(name: str) -> None:
-    from . import webhooks_manage
+    from . import rollout_api, webhooks_manage
 
-    async with webhooks_manage.Api() as api:
-        await webhooks_manage.delete_configurations(api, name)
+    async with rollout_api.Kube() as kube:
+        await webhooks_manage.delete_configurations(kube, name)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

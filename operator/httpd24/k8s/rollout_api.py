@@ -82,6 +82,12 @@ class Kube:
         if self._session is not None:
             await self._session.close()
 
+    async def __aenter__(self) -> "Kube":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
     async def request(
         self, method: str, url: str, *, params: Mapping[str, str] | None = None, body: Any = None,
         content_type: str = "application/json", accept: str = "application/json", timeout: float | None = None,
