@@ -10,6 +10,7 @@ or dotted IPv4 netmasks, host bits cleared). The same parser backs 2.4's
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 from dataclasses import dataclass
 from typing import Literal
@@ -167,8 +168,14 @@ def ipsubnet(address: str, mask_text: str | None) -> tuple[int, int, int]:
     return family, value & mask, mask
 
 
+@functools.lru_cache(maxsize=4096)
 def parse_entry(word: str) -> Entry:
-    """Classify one word after ``from`` (research notes §2(b), in that order)."""
+    """Classify one word after ``from`` (research notes §2(b), in that order).
+
+    Memoized: a pure function of the word and the Entry is frozen, so equal words share one
+    (large configurations repeat the same few hosts and networks in every section). Words that
+    raise are not remembered.
+    """
     lower = word.lower()
     if lower.startswith("env=!"):
         return Entry("nenv", word, name=word[5:])

@@ -7,6 +7,7 @@ re-parses the rendered text before it looks at locations again.
 
 from __future__ import annotations
 
+import re
 from typing import Iterable, Sequence
 
 from .nodes import Blank, Comment, Directive, Document, Node, Section
@@ -15,11 +16,15 @@ from .parser import WHITESPACE, parse, tokenize
 _SPECIAL_START = ('"', "'")
 
 
+#: A character of WHITESPACE: such a value needs quotes.
+_SPACE = re.compile("[" + re.escape(WHITESPACE) + "]")
+
+
 def quote(value: str) -> str:
     """Write ``value`` so that httpd's tokenizer reads it back unchanged."""
     if (
         value
-        and not any(c in WHITESPACE for c in value)
+        and _SPACE.search(value) is None
         and not value.startswith(_SPECIAL_START)
         and "\\\\" not in value
         and not (value.startswith("<") or value.endswith(">"))
