@@ -36,18 +36,21 @@ WHITESPACE = " \t\n\r\f\v"
 OPAQUE_SECTIONS = frozenset({"perl", "macro"})
 
 _TOKEN = re.compile(
-    r"""[ \t\n\r\f\v]*(?:
+    r"""[ \t\n\r\f\v]*((?:
         "((?:[^"\\]++|\\.)*+\\?)("?)      # double-quoted (possessive: no backtracking)
       | '((?:[^'\\]++|\\.)*+\\?)('?)      # single-quoted
       | ([^ \t\n\r\f\v]+)               # bare word
-    )""",
+    ))""",
     re.S | re.X,
 )
+_WORDS = _TOKEN.findall
 _DQ_ESCAPE = re.compile(r'\\([\\"])')
 #: Lines without these characters tokenize like str.split(): no quotes, no escapes,
 #: no character that str.split() takes for whitespace but httpd does not.
 _NEEDS_TOKENIZER = re.compile("[\"'\\\\\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
 _SQ_ESCAPE = re.compile(r"\\([\\'])")
+#: Where a section's name ends: the first whitespace character (or the end of the line).
+_WORD_END = re.compile("[^" + re.escape(WHITESPACE) + "]*").match
 
 
 def decode(data: bytes | str) -> str:
@@ -67,31 +70,30 @@ def tokenize(text: str) -> tuple[list[str], list[str], bool]:
     values: list[str] = []
     raws: list[str] = []
     unterminated = False
-    pos = 0
-    end = len(text)
-    match = _TOKEN.match
-    while pos < end:
-        m = match(text, pos)
-        if m is None:  # only trailing whitespace is left
-            break
-        dq, dq_close, sq, sq_close, bare = m.groups()
-        if dq is not None:
+    # One findall, in C, for the whole line. The pattern cannot match empty and matches at any
+    # position that is not followed by whitespace only, so the words are contiguous, as httpd
+    # reads them. Unmatched groups are "", so the first character tells which branch matched.
+    for raw, dq, dq_close, sq, sq_close, bare in _WORDS(text):
+        first = raw[0]
+        if first == '"':
             values.append(_DQ_ESCAPE.sub(r"\1", dq) if "\\" in dq else dq)
-            unterminated = unterminated or not dq_close
-        elif sq is not None:
+            if not dq_close:
+                unterminated = True
+        elif first == "'":
             values.append(_SQ_ESCAPE.sub(r"\1", sq) if "\\" in sq else sq)
-            unterminated = unterminated or not sq_close
-        elif bare is not None:
+            if not sq_close:
+                unterminated = True
+        else:
             values.append(bare.replace("\\\\", "\\") if "\\\\" in bare else bare)
-        else:  # pragma: no cover - the pattern always matches one branch
-            break
-        raws.append(m.group(0).lstrip(WHITESPACE))
-        pos = m.end()
+        raws.append(raw)
     return values, raws, unterminated
 
 
 class _Line(NamedTuple):
-    """One logical line: the physical lines it spans and their joined content."""
+    """One logical line: the physical lines it spans and their joined content.
+
+    ``last`` is 1-based, so it is also the index of the physical line after this one.
+    """
 
     raw: str
     content: str
@@ -101,55 +103,58 @@ class _Line(NamedTuple):
     eol: str
 
 
+def _line_at(physical: list[str], i: int) -> _Line | None:
+    """The logical line that starts at physical line ``i`` of ``text.split("\\n")``; None at the end."""
+    last_index = len(physical) - 1
+    if i > last_index:
+        return None
+    line = physical[i]
+    if i == last_index:
+        # The element after the final "\n" is "" when the file ends with a newline.
+        if line == "":
+            return None
+        eol = ""
+        body = line
+    elif line.endswith("\r"):
+        eol = "\r\n"
+        body = line[:-1]
+    else:
+        eol = "\n"
+        body = line
+    first = i
+    if not (eol and body.endswith("\\")):
+        return _Line(line + "\n" if eol else line, body, first + 1, first + 1, len(body), eol)
+    raw_parts = [line + "\n"]
+    content_parts = [body[:-1]]
+    i += 1
+    while True:
+        if i > last_index or (i == last_index and physical[i] == ""):
+            # A continuation at the very end of the file: nothing to join.
+            # httpd reads an empty rest; keep the backslash out of the content.
+            return _Line("".join(raw_parts), "".join(content_parts), first + 1, i, len(body), eol)
+        line = physical[i]
+        if i == last_index:
+            eol, body = "", line
+        elif line.endswith("\r"):
+            eol, body = "\r\n", line[:-1]
+        else:
+            eol, body = "\n", line
+        raw_parts.append(line + "\n" if eol else line)
+        i += 1
+        if eol and body.endswith("\\"):
+            content_parts.append(body[:-1])
+            continue
+        content_parts.append(body)
+        return _Line("".join(raw_parts), "".join(content_parts), first + 1, i, len(body), eol)
+
+
 def _logical_lines(text: str):
     """Yield the logical lines of ``text``; every character belongs to exactly one."""
     physical = text.split("\n")
-    count = len(physical)
-    # The element after the final "\n" is "" when the file ends with a newline.
-    last_index = count - 1
     i = 0
-    while i < count:
-        line = physical[i]
-        if i == last_index:
-            if line == "":
-                return
-            eol = ""
-            body = line
-        elif line.endswith("\r"):
-            eol = "\r\n"
-            body = line[:-1]
-        else:
-            eol = "\n"
-            body = line
-        first = i
-        if not (eol and body.endswith("\\")):
-            yield _Line(line + "\n" if eol else line, body, first + 1, first + 1, len(body), eol)
-            i += 1
-            continue
-        raw_parts = [line + "\n"]
-        content_parts = [body[:-1]]
-        i += 1
-        while True:
-            if i >= count or (i == last_index and physical[i] == ""):
-                # A continuation at the very end of the file: nothing to join.
-                # httpd reads an empty rest; keep the backslash out of the content.
-                yield _Line("".join(raw_parts), "".join(content_parts), first + 1, i, len(body), eol)
-                break
-            line = physical[i]
-            if i == last_index:
-                eol, body = "", line
-            elif line.endswith("\r"):
-                eol, body = "\r\n", line[:-1]
-            else:
-                eol, body = "\n", line
-            raw_parts.append(line + "\n" if eol else line)
-            i += 1
-            if eol and body.endswith("\\"):
-                content_parts.append(body[:-1])
-                continue
-            content_parts.append(body)
-            yield _Line("".join(raw_parts), "".join(content_parts), first + 1, i, len(body), eol)
-            break
+    while (line := _line_at(physical, i)) is not None:
+        yield line
+        i = line.last
 
 
 def _indent_of(raw: str) -> str:
@@ -176,41 +181,75 @@ def _parse(data: bytes | str, name: str) -> Document:
     if crlf and crlf * 2 >= text.count("\n"):
         doc.newline = "\r\n"
 
+    # The hot loop: one pass over the physical lines. A line that ends in a backslash (a
+    # continuation) is joined by _line_at, which is also the reference for this fast path.
     stack: list[tuple[Section, list[Node]]] = []
     children = doc.children
     parent: Section | Document = doc
-    lines = _logical_lines(text)
-    for line in lines:
-        content = line.content
+    physical = text.split("\n")
+    last_index = len(physical) - 1
+    new_location = tuple.__new__  # Location(...) without the named tuple's Python-level __new__
+    needs_tokenizer = _NEEDS_TOKENIZER.search
+    has_cr = "\r" in text
+    has_continuation = "\\\n" in text or "\\\r\n" in text
+    i = 0
+    while i <= last_index:
+        line = physical[i]
+        if i == last_index:
+            if not line:
+                break
+            eol = ""
+            content = line
+        elif has_cr and line.endswith("\r"):
+            eol = "\r\n"
+            content = line[:-1]
+        else:
+            eol = "\n"
+            content = line
+        if has_continuation and eol and content.endswith("\\"):
+            logical = _line_at(physical, i)
+            assert logical is not None
+            raw, content, first, last, last_len, eol = logical
+            i = last
+        else:
+            i += 1
+            raw = line + "\n" if eol else line
+            first = last = i
+            last_len = len(content)
         lstripped = content.lstrip(WHITESPACE)
-        stripped = lstripped.rstrip(WHITESPACE)
         column = len(content) - len(lstripped) + 1
-        location = Location(name, line.first, column, line.last, line.last_len + 1)
-        if not stripped:
-            node: Node = Blank(line.raw, location)
-        elif stripped[0] == "#":
-            node = Comment(line.raw, location)
-        elif stripped[0] == "<":
+        location = new_location(Location, (name, first, column, last, last_len + 1))
+        if not lstripped:
+            node: Node = Blank(raw, location)
+        elif lstripped[0] == "#":
+            node = Comment(raw, location)
+        elif lstripped[0] == "<":
+            stripped = lstripped.rstrip(WHITESPACE)
             if stripped.startswith("</"):
-                _close(stack, stripped, line, location, name)
+                _close(stack, stripped, raw, location, name)
                 section, children = stack.pop()
                 parent = stack[-1][0] if stack else doc
                 continue
-            node = _open_section(stripped, line, location, name)
+            node = _open_section(stripped, raw, eol, location, name)
             node.parent = parent
             children.append(node)
             if node.key in OPAQUE_SECTIONS:
-                _read_opaque_body(node, lines, name)
+                i = _read_opaque_body(node, physical, i, name)
                 continue
             stack.append((node, children))
             parent, children = node, node.children
             continue
         else:
-            values, raws, unterminated = tokenize(stripped)
+            stripped = lstripped.rstrip(WHITESPACE)
+            if needs_tokenizer(stripped) is None:  # tokenize()'s own fast path, without its copy
+                words = stripped.split()
+                values, raws, unterminated = words, words, False
+            else:
+                values, raws, unterminated = tokenize(stripped)
             indent = content[: column - 1]
             if indent.strip(" \t"):  # leading \f or \v, or whitespace carried over a continuation
-                indent = _indent_of(line.raw)
-            node = Directive(line.raw, values[0], values[1:], raws[1:], indent, line.eol, location, unterminated)
+                indent = _indent_of(raw)
+            node = Directive(raw, values[0], values[1:], raws[1:], indent, eol, location, unterminated)
         node.parent = parent
         children.append(node)
     if stack:
@@ -224,10 +263,8 @@ def _parse(data: bytes | str, name: str) -> Document:
     return doc
 
 
-def _open_section(stripped: str, line: _Line, location: Location, name: str) -> Section:
-    word_end = 1
-    while word_end < len(stripped) and stripped[word_end] not in WHITESPACE:
-        word_end += 1
+def _open_section(stripped: str, raw: str, eol: str, location: Location, name: str) -> Section:
+    word_end = _WORD_END(stripped, 1).end()
     word = stripped[1:word_end]
     rest = stripped[word_end:]
     if word.endswith(">"):
@@ -243,13 +280,11 @@ def _open_section(stripped: str, line: _Line, location: Location, name: str) -> 
             name, location.line, location.column, f"<{word} directive missing closing '>'; end the line with '>'"
         )
     values, raws, unterminated = tokenize(rest)
-    return Section(line.raw, word, values, raws, _indent_of(line.raw), line.eol, location, unterminated)
+    return Section(raw, word, values, raws, _indent_of(raw), eol, location, unterminated)
 
 
-def _close(stack: list[tuple[Section, list[Node]]], stripped: str, line: _Line, location: Location, name: str) -> None:
-    word_end = 2
-    while word_end < len(stripped) and stripped[word_end] not in WHITESPACE:
-        word_end += 1
+def _close(stack: list[tuple[Section, list[Node]]], stripped: str, raw: str, location: Location, name: str) -> None:
+    word_end = _WORD_END(stripped, 2).end()
     word = stripped[2:word_end]
     if not word.endswith(">"):
         raise ParseError(name, location.line, location.column, f"</{word} directive missing closing '>'")
@@ -266,15 +301,19 @@ def _close(stack: list[tuple[Section, list[Node]]], stripped: str, line: _Line, 
             location.column,
             f"expected </{section.name}> (opened at line {section.location.line}) but saw </{word}>",
         )
-    section.close_raw = line.raw
+    section.close_raw = raw
     section.close_location = location
 
 
-def _read_opaque_body(section: Section, lines, name: str) -> None:
-    """Keep the body of ``<Perl>``-like sections as text, up to the matching close tag."""
+def _read_opaque_body(section: Section, physical: list[str], i: int, name: str) -> int:
+    """Keep the body of ``<Perl>``-like sections as text, up to the matching close tag.
+
+    Reads logical lines from physical line ``i``; returns the index of the line after the close tag.
+    """
     depth = 0
     body: list[str] = []
-    for line in lines:
+    while (line := _line_at(physical, i)) is not None:
+        i = line.last
         stripped = line.content.strip(WHITESPACE)
         lowered = stripped.lower()
         if lowered.startswith("</" + section.key) and lowered[2 + len(section.key) :][:1] in (">", ""):
@@ -283,7 +322,7 @@ def _read_opaque_body(section: Section, lines, name: str) -> None:
                 section.close_raw = line.raw
                 column = len(line.content) - len(line.content.lstrip(WHITESPACE)) + 1
                 section.close_location = Location(name, line.first, column, line.last, line.last_len + 1)
-                return
+                return i
             depth -= 1
         elif lowered.startswith("<" + section.key) and lowered[1 + len(section.key) :][:1] in (">", " ", "\t", ""):
             depth += 1
