@@ -25,15 +25,18 @@ class Context:
     target: Target
     defaults: DefaultsPolicy = None
     _by_key: dict[str, list[Item]] = field(default_factory=dict, repr=False)
+    #: The live (or possibly live) items in reading order; None until first asked for.
+    _live: list[Item] | None = field(default=None, repr=False)
 
     @classmethod
     def build(cls, configset: ConfigSet, target: Target, defaults: DefaultsPolicy = None) -> "Context":
         view = configset.view(target)
         by_key: dict[str, list[Item]] = defaultdict(list)
-        for item in view.items:
-            if item.live is not Liveness.DEAD:
-                by_key[item.key].append(item)
-        return cls(configset, view, target, defaults, dict(by_key))
+        dead = Liveness.DEAD
+        live = [item for item in view.items if item.live is not dead]
+        for item in live:
+            by_key[item.key].append(item)
+        return cls(configset, view, target, defaults, dict(by_key), live)
 
     def items(self, *keys: str) -> Iterator[Item]:
         """Live (or possibly live) items with one of these directive keys, in reading order."""
@@ -50,6 +53,7 @@ class Context:
         return bool(self._by_key.get(key))
 
     def live_items(self) -> Iterator[Item]:
-        for item in self.view.items:
-            if item.live is not Liveness.DEAD:
-                yield item
+        """Every live (or possibly live) item, in reading order (several rules scan them all)."""
+        if self._live is None:
+            self._live = [item for item in self.view.items if item.live is not Liveness.DEAD]
+        return iter(self._live)

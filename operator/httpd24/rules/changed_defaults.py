@@ -49,9 +49,9 @@ def htaccess_documents(ctx) -> list[str]:
 def _server_items(ctx):
     """Live items that are not in .htaccess files."""
     htaccess = set(htaccess_documents(ctx))  # judged per file, not per line
-    for item in ctx.live_items():
-        if item.file not in htaccess:
-            yield item
+    if not htaccess:
+        return ctx.live_items()
+    return (item for item in ctx.live_items() if item.document.name not in htaccess)
 
 
 def serving_anchor(ctx) -> Item | None:

@@ -102,7 +102,7 @@ class SSIIfExprLegacySyntax(Rule):
         done: set[tuple] = set()
         # Server-wide activations first: their <Location "/"> covers the sections below them.
         activations = sorted(
-            (i for i in ctx.live_items() if _activates_includes(i)),
+            (i for i in ctx.items(*_ACTIVATING_KEYS) if _activates_includes(i)),
             key=lambda i: len([s for s in scope_of(i) if s.key in DIR_SECTIONS]),
         )
         for item in activations:
