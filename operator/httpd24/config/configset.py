@@ -26,6 +26,8 @@ from .target import DEFAULT_TARGET, Liveness, Target
 _VARIABLE = re.compile(r"\$\{([A-Za-z0-9_:.\-]+)\}")
 _GLOB_CHARS = re.compile(r"[*?\[]")
 _INCLUDES = frozenset({"include", "includeoptional"})
+#: Directives the walk acts on while reading (EXEC_ON_READ): every other one is only recorded.
+_READ_KEYS = frozenset({"define", "undefine", "loadmodule"}) | _INCLUDES
 
 
 @dataclass(slots=True)
@@ -324,15 +326,20 @@ class _Walker:
         return tokenize(_VARIABLE.sub(value, " ".join(node.raw_args)))[0]
 
     def _walk(self, nodes, doc, live, context, via, stack, reached) -> None:
+        # The view's hot loop (once per node): locals instead of attribute and global lookups.
         view = self.view
         target = self.target
+        liveness = view._liveness
+        items = view.items
+        append = items.append
+        dead = live is Liveness.DEAD
         for node in nodes:
-            view._liveness[id(node)] = live
+            liveness[id(node)] = live
             if not isinstance(node, Directive):
                 continue
-            args = self._substitute(node)
+            args = self._substitute(node) if "${" in node.raw else node.args
             key = node.key
-            view.items.append(Item(node, doc, live, args, context, key, len(view.items), via))
+            append(Item(node, doc, live, args, context, key, len(items), via))
             if isinstance(node, Section):
                 inner = live
                 if key == "ifmodule" and args:
@@ -343,9 +350,9 @@ class _Walker:
                     inner = min(live, target.if_version(args))
                 self._walk(node.children, doc, inner, context + (node,), via, stack, reached)
                 if node.close_location is not None:
-                    view._liveness[id(node)] = live
+                    liveness[id(node)] = live
                 continue
-            if live is Liveness.DEAD:
+            if dead or key not in _READ_KEYS:
                 continue
             if key == "define" and args:
                 self.defined.add(args[0])
