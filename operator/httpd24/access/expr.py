@@ -310,7 +310,9 @@ def _leaf_result(leaf: Leaf, request: "Request", user: str | None) -> str:
             result = GRANTED
         elif p in ("user", "ldap-user", "dbm-user") and user in args:
             result = GRANTED
-        elif p in ("group", "dbm-group", "ldap-group") and any(g in request.groups for g in args):
+        elif p in ("group", "ldap-group") and any(g in request.groups for g in args):
+            result = GRANTED
+        elif p == "dbm-group" and any(g in _dbm_groups(request) for g in args):
             result = GRANTED
         else:
             result = DENIED
@@ -322,6 +324,10 @@ def _leaf_result(leaf: Leaf, request: "Request", user: str | None) -> str:
         if result in (DENIED, DENIED_NO_USER):
             return NEUTRAL
     return result
+
+
+def _dbm_groups(request: "Request") -> frozenset[str]:
+    return request.groups if request.dbm_groups is None else request.dbm_groups
 
 
 def evaluate(e: Expr, request: "Request", user: str | None) -> str:
