@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import pytest
+import re
 
+import pytest
 from apache_fixture import httpd  # noqa: F401
 from httpd24 import apache
 from httpd24.k8s import mainconf
@@ -174,3 +175,137 @@ def test_gate_allows_the_usual_2_2_lines_that_stay_inside(httpd):  # noqa: F811
     files["extra.conf"] = b"ServerAdmin root@localhost\n"
     result = Gate(netns="off").check(files, "inside", "mpm_event_module")
     assert result.ok, result.output
+
+
+# -- nor learn, through httpd's answer, whether a host file exists (an existence oracle) ---------------------------
+# Measured on apache2: these directives stat or read their path while httpd reads the configuration, so the
+# configtest's answer (ok or not, and the message) differs between "the host has the file" and "it has not".
+PROBE_LINES = [
+    "<IfFile {p}>\n    Invalid\n</IfFile>",
+    "<IfFile !{p}>\n    Invalid\n</IfFile>",
+    "<IfModule ssl_module>\n    SSLCertificateFile {p}\n</IfModule>",
+    "<IfModule ssl_module>\n    SSLCACertificateFile {p}\n</IfModule>",
+    "DocumentRoot {d}",
+    "ErrorLog {p}/error_log",
+    "<IfModule rewrite_module>\n    RewriteMap m txt:{p}\n</IfModule>",
+    "<IfModule remoteip_module>\n    RemoteIPTrustedProxyList {p}\n</IfModule>",
+]
+PROBE_MODULES = MODULES_22 + ["ssl_module", "socache_shmcb_module", "rewrite_module", "remoteip_module"]
+
+
+def _probe(gate, line, path, tag):
+    import os
+
+    conf = line.format(p=path, d=os.path.dirname(path)).encode() + b"\n" + STATUS_22
+    result = gate.check(_bundle(conf, modules=PROBE_MODULES), f"{tag}-{path}-{line}", "mpm_event_module")
+    output = result.output.replace(path, "P").replace(os.path.dirname(path), "D")
+    output = re.sub(r"/tmp/httpd24-\w+", "TMP", output)  # the run's own temporary directory
+    return result.ok, re.sub(r"^\[[^\]]*\] |\[pid [^\]]*\] ", "", output, flags=re.MULTILINE)  # time, pid
+
+
+@pytest.mark.apache
+@pytest.mark.parametrize("line", PROBE_LINES)
+def test_gate_refuses_lines_that_probe_host_paths(httpd, host_secret, line):  # noqa: F811
+    # Without a mount namespace of its own (most clusters' seccomp profiles refuse one), the check before
+    # httpd -t is what keeps the namespace from asking "does the operator have /var/run/secrets/...?".
+    gate = Gate(netns="off")
+    there = _probe(gate, line, host_secret, "there")
+    missing = _probe(gate, line, host_secret + ".missing", "missing")
+    assert there == missing  # the same answer whether the host has the file or not
+    assert not there[0] and SECRET not in there[1]
+    assert "httpd -t not run" in there[1] and "httpd.conf:" in there[1] and " -> " in there[1]
+
+
+@pytest.mark.apache
+@pytest.mark.parametrize("line", PROBE_LINES + ["Include {p}", "<Macro M $p>\n    Include $p\n</Macro>\nUse M {p}"])
+def test_sandboxed_httpd_sees_no_host_file(httpd, host_secret, line, monkeypatch):  # noqa: F811
+    # The structural fix, tested without the check in front: httpd -t in a mount namespace of its own sees the
+    # bundle and the image's code, not the operator's files, so its answer cannot depend on them.
+    from httpd24.k8s import rollout_gate
+
+    gate = Gate()
+    gate._setup()
+    if not gate.sandboxed:
+        pytest.skip("no mount namespace available here (the checks before httpd -t are tested above)")
+    monkeypatch.setattr(rollout_gate, "outside_reads", lambda files: [])
+    there = _probe(gate, line, host_secret, "sandbox-there")
+    missing = _probe(gate, line, host_secret + ".missing", "sandbox-missing")
+    assert there == missing
+    assert SECRET not in there[1]
+    assert "httpd -t not run" not in there[1]  # httpd did run
+
+
+@pytest.mark.apache
+def test_sandboxed_gate_passes_what_the_plain_one_passes(httpd):  # noqa: F811
+    # Image paths (/usr/...), the public CA certificates, the bundle, ErrorLog to the pod's stderr: all there.
+    conf = (b"<IfFile /usr/share>\n  ServerAdmin root@localhost\n</IfFile>\n<IfFile conf/x.conf>\n  Invalid\n</IfFile>\n"
+            b"Include extra.conf\nErrorLog /proc/self/fd/2\n" + STATUS_22)
+    files = _bundle(conf)
+    files["extra.conf"] = b"ServerAdmin root@localhost\n"
+    gate = Gate()
+    result = gate.check(files, "sandbox-ok", "mpm_event_module")
+    assert result.ok, result.output
+    assert Gate(netns="off").check(files, "plain-ok", "mpm_event_module").ok
+
+
+@pytest.mark.apache
+@pytest.mark.parametrize("line", [
+    "<Macro M $p>\n    Include $p\n</Macro>\nUse M {p}",
+    "<Macro M $d $p>\n    $d $p\n</Macro>\nUse M Include {p}",
+    "<Macro M>\n    Include {p}\n</Macro>\nUse M",
+])
+def test_gate_checks_macro_bodies(httpd, host_secret, line):  # noqa: F811
+    # Use expands a macro after the check has looked at the files: an Include inside one read the token.
+    conf = line.format(p=host_secret).encode() + b"\n" + STATUS_22
+    result = Gate(netns="off").check(_bundle(conf, modules=MODULES_22 + ["macro_module"]), "macro-" + line,
+                                     "mpm_event_module")
+    assert not result.ok and SECRET not in result.output
+    assert "httpd -t not run" in result.output and "httpd.conf:2: " in result.output
+
+
+@pytest.mark.apache
+def test_gate_never_runs_programs(httpd, tmp_path):  # noqa: F811
+    # AuthLDAPBindPassword exec: runs its program while httpd -t reads the configuration.
+    flag = tmp_path / "ran"
+    conf = (f"<Location />\n    AuthLDAPBindPassword \"exec:/bin/sh -c 'touch {flag}; echo pw'\"\n</Location>\n"
+            .encode() + STATUS_22)
+    result = Gate(netns="off").check(_bundle(conf, modules=MODULES_22 + ["ldap_module", "authnz_ldap_module"]),
+                                     "exec", "mpm_event_module")
+    assert not flag.exists()
+    assert not result.ok and "runs a program" in result.output
+
+
+def test_probe_paths_allowed_in_the_bundle_the_image_and_the_pods_empty_dirs():
+    from httpd24.k8s.rollout_gate import outside_reads
+
+    ok = ("SSLCertificateFile tls/server.crt\nSSLCertificateKeyFile /etc/httpd24/tls/server.key\n"
+          "SSLCACertificateFile /etc/ssl/certs/ca-certificates.crt\nDocumentRoot /usr/local/apache2/htdocs\n"
+          "ErrorLog /dev/stderr\nCustomLog \"|/bin/cat\" common\nErrorLog /tmp/error_log\nMutex file:/run/httpd24\n"
+          "RewriteMap lc int:tolower\nSSLRandomSeed startup builtin\n<IfFile conf/extra.conf>\n</IfFile>\n"
+          "MDExternalAccountBinding kid hmac\n")
+    assert outside_reads(_bundle(ok.encode())) == []
+    bad = ("SSLCertificateKeyFile /etc/ssl/private/ssl-cert-snakeoil.key\nDocumentRoot /var/www/html\n"
+           "<IfFile /var/run/secrets/kubernetes.io/serviceaccount/token>\n</IfFile>\nCustomLog /tmp/x/access_log common\n"
+           "Mutex file:/var/lock\nSSLRandomSeed startup file:/var/run/secrets/x\nCacheFile /etc/passwd\n"
+           "SessionCryptoPassphraseFile /etc/shadow\nErrorLog ${APACHE_LOG_DIR}/../../../../x/y\n")
+    problems = outside_reads(_bundle(bad.encode()))
+    assert [int(p.split(":")[1]) for p in problems] == [1, 2, 3, 5, 6, 7, 8, 9, 10], problems
+
+
+@pytest.mark.apache
+def test_gate_falls_back_when_namespaces_are_refused(httpd, host_secret, tmp_path, monkeypatch):  # noqa: F811
+    # A container whose seccomp profile refuses unshare(2): the gate still runs, with the checks in front.
+    from httpd24.k8s import rollout_gate
+
+    fake = tmp_path / "unshare"
+    fake.write_text("#!/bin/sh\necho 'unshare: unshare failed: Operation not permitted' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    which = rollout_gate.shutil.which
+    monkeypatch.setattr(rollout_gate.shutil, "which", lambda name, *a, **kw: str(fake) if name == "unshare"
+                        else which(name, *a, **kw))
+    gate = Gate()
+    assert gate.check(_bundle(STATUS_22), "fallback-ok", "mpm_event_module").ok
+    assert not gate.isolated and not gate.sandboxed
+    refused = gate.check(_bundle(f"<IfFile {host_secret}>\n</IfFile>\n".encode() + STATUS_22), "fallback-if",
+                         "mpm_event_module")
+    assert not refused.ok and "httpd -t not run" in refused.output

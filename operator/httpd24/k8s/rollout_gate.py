@@ -22,6 +22,8 @@ from __future__ import annotations
 import logging
 import os
 import posixpath
+import re
+import shlex
 import shutil
 import stat
 import subprocess
@@ -33,6 +35,7 @@ from dataclasses import dataclass
 
 from .. import apache
 from ..config import DEFAULT_TARGET, ConfigSet, Liveness
+from ..config.parser import tokenize
 from . import mainconf
 from .models_server import MAIN_KEY
 
@@ -54,6 +57,139 @@ INCLUDE_DIRS = (mainconf.SERVER_ROOT + "/", posixpath.dirname(mainconf.MODULE_DI
 CODE_DIRS = (mainconf.MODULE_DIR + "/", "/usr/lib/", "/usr/lib64/", "/lib/", "/lib64/", "/usr/local/lib/")
 
 
+#: Where a path that httpd checks while reading the configuration (exists? a directory? not empty?) may point:
+#: the bundle, and the image's code and public data (``/usr``, which holds the official image's
+#: ``/usr/local/apache2``, and the public CA certificates), which the operator's image and the pod's
+#: (both ``httpd:2.4``) share ...
+PROBE_DIRS = (mainconf.SERVER_ROOT + "/", "/usr/", "/etc/ssl/certs/")
+#: ... and, themselves but nothing under them, the pod's emptyDirs (empty when httpd starts), the directory
+#: behind ``ErrorLog "/proc/self/fd/2"`` and ``/dev`` (``/dev/stderr``).
+PROBE_EXACT = ("/tmp", mainconf.RUN_DIR, "/proc/self/fd", "/dev")
+
+#: Measured on apache2 2.4.71 by running ``-t`` on every directive of the engine's table with its path argument
+#: missing, a file and a directory (and its parent directory missing and present). These open and parse the
+#: file while httpd reads the configuration; RemoteIP*ProxyList echo its first word in their error, as
+#: Include does. The file must be where an Include may point.
+READS = frozenset({"remoteipinternalproxylist", "remoteiptrustedproxylist", "sessioncryptopassphrasefile",
+                   "mdexternalaccountbinding"})
+#: These stat or open a path at ``-t`` and fail or warn depending on what is there, so the answer would tell
+#: the namespace whether a path exists on the operator's host. Value: index of the path argument (None: any).
+PROBES: dict[str, int | None] = {
+    "iffile": 0, "documentroot": 0, "defaultruntimedir": 0, "coredumpdirectory": 0, "chrootdir": 0,
+    "cachefile": None, "mmapfile": None, "ldaptrustedglobalcert": 1, "ldaptrustedclientcert": 1,
+    "rewritemap": 1, "sslrandomseed": 1, "sslpassphrasedialog": 0, "mutex": None,
+    **dict.fromkeys((
+        "sslcertificatefile", "sslcertificatekeyfile", "sslcertificatechainfile", "sslcacertificatefile",
+        "sslcacertificatepath", "sslcadnrequestfile", "sslcadnrequestpath", "sslcarevocationfile",
+        "sslcarevocationpath", "sslocspresponder" + "certificatefile", "sslproxycacertificatefile",
+        "sslproxycacertificatepath", "sslproxycarevocationfile", "sslproxycarevocationpath",
+        "sslproxymachinecertificatechainfile", "sslproxymachinecertificatefile",
+        "sslproxymachinecertificatepath", "sslsessionticketkeyfile", "sslsrpverifierfile"), 0),
+}
+#: These check that the directory of their file exists (``Cannot access directory ... for log file``).
+LOG_DIRS = frozenset({"errorlog", "customlog", "transferlog", "globallog"})
+#: ``RewriteMap name txt:/path``, ``SSLRandomSeed startup file:/path``, ``Mutex file:/dir``: the type goes.
+_TYPE = re.compile(r"^(?:txt|rnd|prg|dbm(?:=\w*)?|file|exec|fcntl|flock):", re.IGNORECASE)
+#: Arguments naming no file: RewriteMap's int:/dbd:/fastdbd: maps, SSLRandomSeed builtin, Mutex mechanisms.
+_NO_PATH = re.compile(r"^(?:int|dbd|fastdbd|builtin|egd|sem|pthread|posixsem|sysvsem|default|none)(?::|$)", re.IGNORECASE)
+_EXEC = ("include", "includeoptional", "loadmodule", "loadfile", "serverroot", "authldapbindpassword")
+
+
+def _checked_paths(key: str, args: list[str]) -> list[str]:
+    """The paths httpd stats or opens at ``-t`` for this line (as written, the map or seed type removed)."""
+    if key in PROBES:
+        index = PROBES[key]
+        words = list(args) if index is None else args[index:index + 1]
+        if key == "mutex":
+            words = [w for w in args if re.match(r"^(?:file|fcntl|flock):", w, re.IGNORECASE)]
+        elif key in ("sslrandomseed", "sslpassphrasedialog"):
+            words = [w for w in words if re.match(r"^(?:file|exec):", w, re.IGNORECASE)]
+        elif key == "iffile":
+            words = [w.removeprefix("!") for w in words]
+        return [_TYPE.sub("", w, count=1) for w in words if w and not _NO_PATH.match(w)]
+    if key in LOG_DIRS and args and not args[0].startswith("|") and not args[0].lower().startswith("syslog"):
+        return [posixpath.dirname(posixpath.join(mainconf.SERVER_ROOT, args[0])) or "/"]
+    return []
+
+
+def _line_problem(key: str, args: list[str], main_modules: set[str], where: str) -> str | None:
+    """What is wrong with one line httpd acts on (``file:line: what -> what to do``), or None."""
+    if key in ("include", "includeoptional"):
+        if not _inside(args[0], INCLUDE_DIRS):
+            return (f"{where}: points outside the ConfigMap, which the configtest will not read on the "
+                    f"operator's host -> put the file into the ConfigMap and include it by its key")
+    elif key in ("loadmodule", "loadfile"):
+        if key == "loadmodule" and args[0] in main_modules:
+            return None  # already loaded: httpd skips the line before opening the file
+        paths = args[1:] if key == "loadmodule" else args
+        if not paths or not all(_inside(path, CODE_DIRS) for path in paths):
+            return (f"{where}: loads code from outside {mainconf.MODULE_DIR} and the system library "
+                    f"directories -> remove the line (httpd24 loads the modules the configuration needs) "
+                    f'or use "${{HTTPD24_MODULES}}/mod_NAME.so"')
+    elif key == "authldapbindpassword":
+        if args[0].lower().startswith("exec:"):
+            return (f"{where}: runs a program while httpd reads the configuration, which the configtest would "
+                    f"do on the operator's host -> write the password itself")
+    elif key in READS:
+        if key == "mdexternalaccountbinding" and (len(args) != 1 or args[0].lower() == "none"):
+            return None  # the "key-id hmac" form names no file
+        if not _inside(args[0], INCLUDE_DIRS):
+            return (f"{where}: reads a file outside the ConfigMap, which the configtest will not read on the "
+                    f"operator's host -> put the file into the ConfigMap and name it by its key")
+    else:
+        outside = [p for p in _checked_paths(key, args) if not _probe_ok(p)]
+        if outside:
+            return (f"{where}: checks {outside[0]} while httpd reads the configuration; it is neither in the "
+                    f"ConfigMap nor in the image, so the pod will not have it, and the configtest will not "
+                    f"look for it on the operator's host -> put the file into the ConfigMap and name it by "
+                    f"its key (relative to {mainconf.SERVER_ROOT}), or use a path of the image "
+                    f"(/usr/local/apache2/..., /etc/ssl/certs/...)")
+    return None
+
+
+def _probe_ok(path: str) -> bool:
+    if "${" in path:
+        # Defines are substituted already: what is left is an environment variable, and httpd -t gets only
+        # APACHE_* ones, which point into its temporary directory (others stay literal text). Only a ".."
+        # could climb from there to a host path.
+        return ".." not in path.split("/")
+    absolute = posixpath.normpath(posixpath.join(mainconf.SERVER_ROOT, path))
+    return absolute in PROBE_EXACT or any((absolute + "/").startswith(prefix) for prefix in PROBE_DIRS)
+
+
+def _macro_problems(item, main_modules: set[str]) -> list[str]:
+    """The lines of a ``<Macro>`` body (``Use`` expands them, then httpd acts on them) that would be refused,
+    and any line whose directive, or checked path, is a macro parameter (unknown until each ``Use``)."""
+    params = [p for p in item.args[1:] if p]
+    problems = []
+    for offset, raw in enumerate((item.node.raw_body or "").splitlines(), start=1):
+        text = raw.strip()
+        if not text or text.startswith(("#", "</")):
+            continue
+        words = tokenize(text)[0]
+        if text.startswith("<"):
+            words = [w[:-1] if w.endswith(">") and i == len(words) - 1 else w for i, w in enumerate(words)]
+        if not words:
+            continue
+        key, args = words[0].lstrip("<").lower(), words[1:]
+        where = f"{item.file}:{item.node.location.line + offset}: {text}"
+        if any(p in words[0] for p in params):
+            problems.append(f"{where}: a directive named by a macro parameter cannot be checked before httpd -t "
+                            f"runs on the operator's host -> write the directive's name in the macro")
+        elif args and (key in _EXEC or key in READS or key in PROBES or key in LOG_DIRS) and any(
+                p in a for p in params for a in args):
+            problems.append(f"{where}: a path given by a macro parameter cannot be checked before httpd -t runs "
+                            f"on the operator's host -> write the path in the macro")
+        elif key == "serverroot":
+            problems.append(f"{where}: ServerRoot is where httpd24 mounts the ConfigMap "
+                            f"({mainconf.SERVER_ROOT}) -> remove the line")
+        elif args:
+            problem = _line_problem(key, args, main_modules, where)
+            if problem:
+                problems.append(problem)
+    return problems
+
+
 def outside_reads(files: dict[str, bytes]) -> list[str]:
     """Lines that would make ``httpd -t`` on the operator's host read or run what is not the user's to read or run.
 
@@ -64,6 +200,19 @@ def outside_reads(files: dict[str, bytes]) -> list[str]:
     (ServerRoot ``/etc/httpd24``), after ``${VAR}`` substitution, on every line httpd may read.
     A file that does not parse is refused too: httpd would still act on the lines before the error.
     Each entry is ``file:line: what -> what to do``.
+
+    Other directives touch host paths at ``-t`` time too (measured, see :data:`READS`, :data:`PROBES`):
+    ``RemoteIPTrustedProxyList`` and friends read and echo a file like Include, so they get Include's rule;
+    ``AuthLDAPBindPassword exec:`` runs a program, always refused; ``<IfFile>``, the ``SSL*File``/``Path``
+    checks, ``DocumentRoot``, ``ErrorLog``'s directory, ``RewriteMap`` files and the rest only test whether a
+    path exists, which would still answer "does the operator have this file?". Their path must be in the
+    bundle, the image's public part (:data:`PROBE_DIRS`) or one of the pod's empty directories
+    (:data:`PROBE_EXACT`). That refuses no configuration that could work: the pod has only the ConfigMap, the
+    image (the same ``httpd:2.4`` as the operator's) and empty directories, so a path elsewhere does not exist
+    there either and httpd would refuse to start (``does not exist or is empty``) or take the other branch.
+    These checks hold with or without the gate's own mount namespace (:func:`_sandbox_script`), which
+    most clusters' seccomp profiles refuse; ``<Macro>`` bodies are checked too, since ``Use`` expands them
+    after this check.
     """
     configset = ConfigSet.from_mapping(files, entry=MAIN_KEY, server_root=mainconf.SERVER_ROOT)
     problems = [f"{e.file}:{e.line}: {e.reason}" for e in configset.errors]
@@ -81,22 +230,12 @@ def outside_reads(files: dict[str, bytes]) -> list[str]:
                     f"{where}: ServerRoot is where httpd24 mounts the ConfigMap ({mainconf.SERVER_ROOT}); "
                     f"relative paths would resolve elsewhere -> remove the line"
                 )
-        elif item.key in ("include", "includeoptional"):
-            if not _inside(item.args[0], INCLUDE_DIRS):
-                problems.append(
-                    f"{where}: points outside the ConfigMap, which the configtest will not read on the "
-                    f"operator's host -> put the file into the ConfigMap and include it by its key"
-                )
-        elif item.key in ("loadmodule", "loadfile"):
-            if item.key == "loadmodule" and item.args[0] in main_modules:
-                continue  # already loaded: httpd skips the line before opening the file
-            paths = item.args[1:] if item.key == "loadmodule" else item.args
-            if not paths or not all(_inside(path, CODE_DIRS) for path in paths):
-                problems.append(
-                    f"{where}: loads code from outside {mainconf.MODULE_DIR} and the system library "
-                    f"directories -> remove the line (httpd24 loads the modules the configuration needs) "
-                    f'or use "${{HTTPD24_MODULES}}/mod_NAME.so"'
-                )
+        elif item.key == "macro":
+            problems += _macro_problems(item, main_modules)
+        else:
+            problem = _line_problem(item.key, item.args, main_modules, where)
+            if problem:
+                problems.append(problem)
     return problems
 
 
@@ -120,6 +259,91 @@ def _unshare_prefix() -> list[str] | None:
     return None
 
 
+#: What the sandboxed ``httpd -t`` sees of the host besides the bundle (see :func:`_sandbox_script`): system code
+#: and public data (the same in the operator's image as in the pod's, both ``httpd:2.4``), and the few files of
+#: ``/etc`` that httpd, the C library and OpenSSL read while loading modules and resolving ``User``/``Group``.
+SANDBOX_DIRS = ("/usr", "/etc/ssl/certs")
+SANDBOX_FILES = (
+    "/etc/passwd", "/etc/group", "/etc/nsswitch.conf", "/etc/ld.so.cache", "/etc/gai.conf", "/etc/host.conf",
+    "/etc/hosts", "/etc/localtime", "/etc/mime.types", "/etc/ssl/openssl.cnf",
+    "/dev/null", "/dev/zero", "/dev/random", "/dev/urandom",
+)
+#: Top-level directories that are symbolic links into /usr on a merged-/usr system (copied as links), else bound.
+SANDBOX_TOP = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+
+
+def _sandbox_script(new_root: str, binary: str, extra_dirs: tuple[str, ...] = ()) -> str | None:
+    """A ``/bin/sh`` script that, run inside a fresh mount namespace, builds a root of its own on ``new_root``
+    and runs ``binary`` with the script's arguments in it.
+
+    The root is a tmpfs holding read-only bind mounts of :data:`SANDBOX_DIRS`, :data:`SANDBOX_FILES`,
+    ``extra_dirs`` (the binary's and the modules' directories when they are not under /usr), the bundle's
+    temporary directory (the parent of the ``-d`` argument, at the same path, so httpd's messages name the
+    same files) and a ``/proc/self/fd/`` directory, which is all ``ErrorLog "/proc/self/fd/2"`` checks at
+    ``-t`` time. Nothing else of the host exists there: an ``<IfFile>``, ``SSLCertificateFile``,
+    ``DocumentRoot`` or ``ErrorLog`` naming the operator's ServiceAccount token or any other host path gets
+    the same answer whether that path exists on the host or not. None when ``mount`` is missing.
+    """
+    mount = shutil.which("mount")
+    unshare = shutil.which("unshare")
+    if not mount or not unshare:
+        return None
+    q = shlex.quote
+    lines = [
+        "#!/bin/sh",
+        "# httpd24 configtest gate: httpd -t in a root of its own (run by unshare --mount; see rollout_gate.py)",
+        "set -eu",
+        f"new={q(new_root)}",
+        f"mount={q(mount)}",
+        'ro() { "$mount" -o remount,bind,ro "$new$1" 2>/dev/null || :; }',
+        'bind_dir() { mkdir -p "$new$1"; "$mount" --bind "$1" "$new$1"; ro "$1"; }',
+        'bind_file() { mkdir -p "$new${1%/*}"; : > "$new$1"; "$mount" --bind "$1" "$new$1"; ro "$1"; }',
+        '"$mount" -t tmpfs -o mode=0755,size=1m httpd24-gate "$new"',
+        f'mkdir -p "$new/proc/self/fd" "$new/tmp" "$new"{q(mainconf.RUN_DIR)} "$new/etc" "$new/dev"',
+    ]
+    for top in SANDBOX_TOP:
+        if os.path.islink(top):
+            lines.append(f'ln -s {q(os.readlink(top))} "$new"{q(top)}')
+        elif os.path.isdir(top):
+            lines.append(f"bind_dir {q(top)}")
+    seen: list[str] = []
+    for d in (*SANDBOX_DIRS, *extra_dirs):
+        d = os.path.realpath(d)
+        if os.path.isdir(d) and not any((d + "/").startswith(s + "/") for s in seen):
+            seen.append(d)
+            lines.append(f"bind_dir {q(d)}")
+    for f in SANDBOX_FILES:
+        if os.path.exists(f) and not os.path.isdir(f):
+            lines.append(f"bind_file {q(f)}")
+    lines += [
+        "# the bundle: the directory holding the ServerRoot (-d) and httpd24's own main.conf; writable as before",
+        "root=/ prev=",
+        'for a in "$@"; do',
+        '    if [ "$prev" = -d ]; then root=$a; fi',
+        "    prev=$a",
+        "done",
+        'if [ "$root" != / ]; then',
+        '    tree=${root%/*}',
+        '    mkdir -p "$new$tree"',
+        '    "$mount" --bind "$tree" "$new$tree"',
+        "fi",
+        f'exec {q(unshare)} --root="$new" --wd="$root" -- {q(binary)} "$@"',
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _runs(httpd: apache.Httpd) -> bool:
+    """Whether ``httpd -v`` runs through this wrapper (namespaces allowed, binary and libraries visible)."""
+    try:
+        cp = subprocess.run([httpd.binary, "-v"], check=False, capture_output=True, text=True, timeout=10, env=httpd.env())
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    if cp.returncode != 0 or "Apache/" not in cp.stdout:
+        log.info("configtest gate: %s -v failed: %s", httpd.binary, (cp.stderr or cp.stdout).strip()[:500])
+        return False
+    return True
+
+
 class Gate:
     """Runs and caches configtests by bundle hash (thread-safe)."""
 
@@ -132,7 +356,8 @@ class Gate:
         self._lock = threading.Lock()
         self._httpd: apache.Httpd | None = None
         self._tmp: str | None = None
-        self.isolated = False
+        self.isolated = False  # no network (a network namespace)
+        self.sandboxed = False  # and a root of its own (a mount namespace)
         self._setup_done = False
 
     def _setup(self) -> apache.Httpd | None:
@@ -143,19 +368,47 @@ class Gate:
             real = apache.find_httpd()
             if real is None:
                 return None
-            prefix = _unshare_prefix() if self.netns != "off" else None
-            if prefix:
-                self._tmp = tempfile.mkdtemp(prefix="httpd24-gate-")
-                wrapper = os.path.join(self._tmp, "httpd")
-                with open(wrapper, "w") as fh:
-                    fh.write("#!/bin/sh\nexec " + " ".join(prefix) + f' -- "{real.binary}" "$@"\n')
-                os.chmod(wrapper, stat.S_IRWXU | stat.S_IRGRP | stat.S_IXGRP | stat.S_IROTH | stat.S_IXOTH)
-                real = apache.Httpd(wrapper, real.module_dir, real.builtin_modules, real.version)
-                self.isolated = True
-            else:
-                log.warning("configtest gate: no network namespace available; httpd -t runs with the host network")
+            if self.netns != "off":
+                real = self._isolate(real)
             self._httpd = real
             return real
+
+    def _wrap(self, name: str, command: list[str], real: apache.Httpd) -> apache.Httpd:
+        assert self._tmp
+        wrapper = os.path.join(self._tmp, name)
+        with open(wrapper, "w") as fh:
+            fh.write("#!/bin/sh\nexec " + " ".join(shlex.quote(c) for c in command) + ' "$@"\n')
+        os.chmod(wrapper, stat.S_IRWXU | stat.S_IRGRP | stat.S_IXGRP | stat.S_IROTH | stat.S_IXOTH)
+        return apache.Httpd(wrapper, real.module_dir, real.builtin_modules, real.version)
+
+    def _isolate(self, real: apache.Httpd) -> apache.Httpd:
+        """``real`` behind a wrapper running it in a private mount and network namespace (a root of its own,
+        see :func:`_sandbox_script`), else in a private network namespace only, else ``real`` itself."""
+        self._tmp = tempfile.mkdtemp(prefix="httpd24-gate-")
+        os.chmod(self._tmp, 0o755)  # the wrapper runs as the operator's user; root's children must read it
+        exe = shutil.which("unshare")
+        binary = os.path.realpath(real.binary)
+        extra = tuple(d for d in (os.path.dirname(os.path.dirname(binary)), real.module_dir) if d not in ("", "/"))
+        new_root = os.path.join(self._tmp, "root")
+        os.mkdir(new_root)
+        script = _sandbox_script(new_root, binary, extra) if exe else None
+        if script:
+            path = os.path.join(self._tmp, "sandbox.sh")
+            with open(path, "w") as fh:
+                fh.write(script)
+            for i, flags in enumerate((["--mount", "--net"], ["--map-root-user", "--mount", "--net"])):
+                candidate = self._wrap(f"httpd-sandbox{i}", [exe, *flags, "--", "/bin/sh", path], real)
+                if _runs(candidate):
+                    self.isolated = self.sandboxed = True
+                    return candidate
+        log.warning("configtest gate: no mount namespace available; httpd -t sees the operator's file system "
+                    "(the checks before it still refuse every line known to read host files)")
+        prefix = _unshare_prefix()
+        if prefix:
+            self.isolated = True
+            return self._wrap("httpd", [*prefix, "--", binary], real)
+        log.warning("configtest gate: no network namespace available; httpd -t runs with the host network")
+        return real
 
     def check(self, files: dict[str, bytes], hash_: str, mpm: str) -> GateResult:
         """``httpd -t`` on ``files`` (a bundle from :func:`mainconf.bundle`); cached by ``hash_``."""
