@@ -193,11 +193,11 @@ PROBE_LINES = [
 PROBE_MODULES = MODULES_22 + ["ssl_module", "socache_shmcb_module", "rewrite_module", "remoteip_module"]
 
 
-def _probe(gate, line, path, tag):
+def _probe(gate, line, path, tag, modules=PROBE_MODULES):
     import os
 
     conf = line.format(p=path, d=os.path.dirname(path)).encode() + b"\n" + STATUS_22
-    result = gate.check(_bundle(conf, modules=PROBE_MODULES), f"{tag}-{path}-{line}", "mpm_event_module")
+    result = gate.check(_bundle(conf, modules=modules), f"{tag}-{path}-{line}", "mpm_event_module")
     output = result.output.replace(path, "P").replace(os.path.dirname(path), "D")
     output = re.sub(r"/tmp/httpd24-\w+", "TMP", output)  # the run's own temporary directory
     return result.ok, re.sub(r"^\[[^\]]*\] |\[pid [^\]]*\] ", "", output, flags=re.MULTILINE)  # time, pid
@@ -309,3 +309,22 @@ def test_gate_falls_back_when_namespaces_are_refused(httpd, host_secret, tmp_pat
     refused = gate.check(_bundle(f"<IfFile {host_secret}>\n</IfFile>\n".encode() + STATUS_22), "fallback-if",
                          "mpm_event_module")
     assert not refused.ok and "httpd -t not run" in refused.output
+
+
+@pytest.mark.apache
+@pytest.mark.parametrize("line", [
+    "<VirtualHost *:8080>\n    ServerName a.example\n    DocumentRoot {d}\n    ProxyPass / http://127.0.0.1:9/\n</VirtualHost>",
+    "<Macro Site $name>\n<VirtualHost *:8080>\n    ServerName $name\n    DocumentRoot {d}/$name\n</VirtualHost>\n</Macro>\n"
+    "Use Site a.example",
+])
+def test_gate_allows_a_virtual_hosts_missing_document_root(httpd, host_secret, line):  # noqa: F811
+    # httpd only warns (AH00112) when a virtual host's DocumentRoot does not exist, and proxy-only hosts often
+    # name one the pod does not have: the gate passes them, and drops the warning that would tell whether the
+    # operator's host has the path.
+    modules = MODULES_22 + ["proxy_module", "proxy_http_module", "macro_module"]
+    for gate in (Gate(netns="off"), Gate()):
+        there = _probe(gate, line, host_secret, f"vhost-root-there-{gate.netns}", modules)
+        missing = _probe(gate, line.replace("{d}", "{d}.missing"), host_secret, f"vhost-root-missing-{gate.netns}",
+                         modules)
+        assert there[0] and missing[0], (there, missing)
+        assert there == missing and "AH00112" not in there[1]
