@@ -137,6 +137,9 @@ def test_migrate_leaves_the_callers_tree_usable():
     assert result.files["httpd.conf"] == b"<IfModule x>\nC 1\n</IfModule>\n"
     directive = cs.documents["httpd.conf"].children[0].children[0]
     assert directive.document is cs.documents["httpd.conf"]  # parent links intact
+    # the first pass edited the caller's tree (documented); the input text is kept in the result
+    assert cs.render()["httpd.conf"] == b"<IfModule x>\nB 1\n</IfModule>\n"
+    assert result.original["httpd.conf"] == b"<IfModule x>\nA 1\n</IfModule>\n"
 
 
 def test_dispose_breaks_every_parent_link():

@@ -100,7 +100,12 @@ def migrate(
     defaults: DefaultsPolicy = None,
     applicability: Applicability = Applicability.PRESERVE,
 ) -> Migration:
-    """Apply fixes of at least ``applicability`` until nothing changes."""
+    """Apply fixes of at least ``applicability`` until nothing changes.
+
+    The first pass edits ``configset``'s own trees (re-parsing a large set first would cost as
+    much as the pass): analyse it before, or build a fresh set, if it is needed unchanged.
+    ``Migration.original`` keeps the input text.
+    """
     with gc_paused():
         return _migrate(configset, target, select, ignore, defaults, applicability)
 
