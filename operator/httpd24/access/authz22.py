@@ -36,7 +36,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Iterable, Sequence
 
-from ..engine.modules import require_family
+from ..engine.modules import AUTHZ22_CONFIGURING_KEYS, require_family
 
 #: The 2.2 authorization modules whose lines can shadow each other.
 MODULES = ("authz_user", "authz_groupfile", "authz_dbm", "authz_owner", "authnz_ldap")
@@ -58,7 +58,7 @@ AUTHORITATIVE_KEYS = {
     "authzldapauthoritative": "authnz_ldap",
 }
 #: Directives without which the module declines (no group file, no LDAP URL).
-CONFIGURING_KEYS = {"authgroupfile": "authz_groupfile", "authdbmgroupfile": "authz_dbm", "authldapurl": "authnz_ldap"}
+CONFIGURING_KEYS = AUTHZ22_CONFIGURING_KEYS
 
 #: ``modules/aaa/config.m4`` of 2.2 lists the modules in this order; httpd's own httpd.conf
 #: loads them so (``--enable-mods-shared=most``), and builds without that link them statically

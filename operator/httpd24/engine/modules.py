@@ -306,6 +306,16 @@ AUTHZ_PROVIDERS = {
 }
 
 
+#: The 2.2 authorization modules that decline without one directive (no group file, no LDAP URL):
+#: directive key -> module. A section holding any of their directives had a record of its own
+#: without that setting (no merger): HT103 and the access model (:mod:`httpd24.access.authz22`).
+AUTHZ22_CONFIGURING_KEYS = {
+    "authgroupfile": "authz_groupfile",
+    "authdbmgroupfile": "authz_dbm",
+    "authldapurl": "authnz_ldap",
+}
+
+
 def require_family(kind: str) -> str | None:
     """Which kind of 2.2 authorization module reads a ``Require`` line of this kind (2.4 names included).
 

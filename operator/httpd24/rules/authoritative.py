@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from ..config import Directive, Document, Section, edit
 from ..engine import Applicability, Rule, Severity, register
-from ..engine.modules import require_family
+from ..engine.modules import AUTHZ22_CONFIGURING_KEYS, require_family
 
 #: directive key -> the 2.2 module it configured (None: no 2.2 module had it).
 AUTHORITATIVE = {
@@ -252,12 +252,9 @@ def _remove_and_mark(node: Directive, scope, view) -> None:
             edit.remove(n)
 
 
-#: module -> the directive without which it declines (no group file, no LDAP URL), and the Require types it reads.
-_CONFIGURED_BY = {
-    "authz_groupfile": ("authgroupfile", "AuthGroupFile", _GROUP_TYPES),
-    "authz_dbm": ("authdbmgroupfile", "AuthDBMGroupFile", _GROUP_TYPES),
-    "authnz_ldap": ("authldapurl", "AuthLDAPURL", _LDAP_TYPES),
-}
+#: module -> the directive without which it declines (no group file, no LDAP URL).
+_CONFIGURED_BY = {module: key for key, module in AUTHZ22_CONFIGURING_KEYS.items()}
+_NAMES = {"authgroupfile": "AuthGroupFile", "authdbmgroupfile": "AuthDBMGroupFile", "authldapurl": "AuthLDAPURL"}
 
 
 def _would_inherit(ctx, scope, module: str) -> str | None:
@@ -270,12 +267,13 @@ def _would_inherit(ctx, scope, module: str) -> str | None:
     """
     if module not in _CONFIGURED_BY:
         return None
-    key, name, kinds = _CONFIGURED_BY[module]
+    key = _CONFIGURED_BY[module]
+    kinds = _LDAP_TYPES if module == "authnz_ldap" else _GROUP_TYPES  # the Require types it reads
     if not ctx.has(key) or not any(i.args and i.args[0].lower() in kinds for i in ctx.items("require")):
         return None
     if any(not isinstance(n, Section) and n.key == key for n in _own(scope, ctx.view)):
         return None
-    return name
+    return _NAMES[key]
 
 
 def _find_key(where, view) -> bool:
