@@ -413,6 +413,8 @@ class Model:
     #: A 2.4-only authorization directive next to 2.2 ones.
     hybrid: bool = False
     has_compat: bool = False
+    #: 2.4-only access syntax (Require all/ip/.../dbm-group, containers, AuthMerging), which 2.2 could not read.
+    has_24_syntax: bool = False
     access_file_names: list[str] = field(default_factory=lambda: [".htaccess"])
     has_entry: bool = False
     #: Modules of live LoadModule lines, in reading order ("authz_user_module", ...).
@@ -545,6 +547,7 @@ class Builder:
         self.vhosts: list[Section] = []
         self.server_names: dict[int, list[str]] = {}
         self.hybrid_items: list[Item] = []
+        self.dbm_24_names = False
         self.compat_items: list[Item] = []
         self.server_root = configset.server_root
         self.access_file_names = [".htaccess"]
@@ -726,6 +729,8 @@ class Builder:
             own.authz = leaf if own.authz is None else X.AnyOf((own.authz, leaf))
             if line.provider in NATIVE_24_PROVIDERS:
                 self.hybrid_items.append(item)
+            elif line.provider in ("dbm-group", "dbm-user"):
+                self.dbm_24_names = True  # 2.4's names for mod_authz_dbm (2.2: `group` with AuthDBMGroupFile)
 
     def finish(self) -> Model:
         # .htaccess directories: known when a <Directory> names them.
@@ -743,6 +748,7 @@ class Builder:
             server_names=self.server_names,
             hybrid=bool(self.hybrid_items and self.compat_items),
             has_compat=bool(self.compat_items),
+            has_24_syntax=bool(self.hybrid_items) or self.dbm_24_names,
             access_file_names=self.access_file_names,
             has_entry=self.configset.entry is not None,
             load_order=tuple(self.load_order),

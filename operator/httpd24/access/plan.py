@@ -694,7 +694,9 @@ def plan_scope(d: Scope, model: Model, mode: Mode, methods: list[str]) -> ScopeP
             return ScopePlan(d, kind, text=X.render(e), authmerging=merging, expr=e, states=states)
     # Several meanings. A scope that only adds Require lines under Satisfy All, where no
     # Require is inherited, keeps the inherited address rules with AuthMerging And.
-    if kind == "require" and mode == "2.2" and merges_in_order(d, model):
+    # (Not for `Require group` under a DBM group file: which module judged it is a matter of context.)
+    group_by_context = uses_dbm_groups(model) and any(line.provider == "group" for line in own.requires or ())
+    if kind == "require" and mode == "2.2" and not group_by_context and merges_in_order(d, model):
         if all(
             not inh.requires and all(inh.satisfy_for(m) == "all" for m in methods) for inh in inherited_states
         ):
@@ -712,6 +714,36 @@ def plan_scope(d: Scope, model: Model, mode: Mode, methods: list[str]) -> ScopeP
         reason=f"its meaning depends on which other sections apply to the request ({where})",
         states=states,
     )
+
+
+REGROUPED_REASON = ("a section merged after it sets a group file or a group module's Authz*Authoritative, "
+                    "which changes which 2.2 module judged its Require group lines there")
+
+
+def regrouped_later(d: Scope, model: Model) -> bool:
+    """Whether, with an AuthDBMGroupFile in the configuration, a section merged after ``d`` may hold a
+    record of mod_authz_groupfile or mod_authz_dbm (a group file, or only an ``Authz*Authoritative``
+    line, which resets the file: :mod:`.authz22`): on 2.2 that changed which module judged the
+    ``Require group`` lines ``d`` passes on, which ``d``'s own translation cannot say."""
+    if not uses_dbm_groups(model):
+        return False
+    for s in model.scopes:
+        if s is not d and any(m in s.own.authz22 for m in ("authz_groupfile", "authz_dbm")):
+            certain, uncertain = predecessors(s, model)
+            if any(p is d for p in certain + uncertain):
+                return True
+    return False
+
+
+def uses_dbm_groups(model: Model) -> bool:
+    """Whether an AuthDBMGroupFile is set anywhere: then 2.2's ``Require group`` may have been judged by
+    mod_authz_dbm, which 2.4 names ``Require dbm-group`` (spec §5.1), with or without Order/Allow/Deny."""
+    found = model.cache.get("plan.dbm")
+    if found is None:
+        found = model.cache["plan.dbm"] = any(
+            s.own.authz22.get("authz_dbm", authz22.ModuleConf()).configured for s in model.scopes
+        )
+    return found
 
 
 def own_expr_24(d: Scope, methods: list[str]) -> X.Expr | None:
@@ -743,14 +775,23 @@ def _make_plan(model: Model) -> Plan:
     methods = methods_of(model)
     plans: list[ScopePlan] = []
     invalid = [(s, item, message) for s in model.scopes for item, message in s.own.errors]
+    # Only a configuration still all in 2.2 syntax: once HT508 wrote `Require dbm-group` (2.4 syntax) its
+    # other `Require group` lines are 2.4's, and reading them as 2.2 again would translate them twice.
+    dbm = mode == "2.2" and not model.has_compat and not model.has_24_syntax and uses_dbm_groups(model)
     for d in model.scopes:
         if d.kind == "proxy" and not d.own.has_access:
             continue
         if not model.has_compat and not (d.own.authtype is not None and d.own.requires is None and d.own.authz is None):
-            continue  # pure 2.4 (or 2.2 without Order/Allow/Deny/Satisfy): only AuthType needs care
+            # Pure 2.4 (or 2.2 without Order/Allow/Deny/Satisfy): only AuthType needs care, and a
+            # `Require group` that 2.2 may have judged with mod_authz_dbm (HT508).
+            if not (dbm and any(line.provider == "group" for line in d.own.requires or ())):
+                continue
         p = plan_scope(d, model, mode, methods)
         if p is None:
             continue
+        if p.text is not None and "group" in p.text and mode == "2.2" and regrouped_later(d, model):
+            p.text, p.expr = None, None
+            p.reason = REGROUPED_REASON
         if p.kind in ("require", "hybrid") and not d.own.has_compat and p.text is not None and p.authmerging is None:
             # Already 2.4: leave it alone when pure 2.4 gives the same answers.
             own = own_expr_24(d, methods)
@@ -809,14 +850,21 @@ def _sample(model: Model, methods: list[str]) -> list:
     method_names = named + [other]
     who = [(None, True, frozenset())] + [(u, True, frozenset()) for u in sorted(users)]
     who += [("zz-other", True, frozenset({g})) for g in sorted(groups)] + [("zz-other", False, frozenset())]
+    # With a DBM group file, a member of only one of the two files tells `group` from `dbm-group`.
+    memberships = [(grp, None) for _, _, grp in who]
+    if uses_dbm_groups(model):
+        who += [("zz-other", True, frozenset({g})) for g in sorted(groups)]
+        memberships += [(frozenset({g}), frozenset()) for g in sorted(groups)]
+        who += [("zz-other", True, frozenset()) for g in sorted(groups)]
+        memberships += [(frozenset(), frozenset({g})) for g in sorted(groups)]
     out = []
     for client in sorted(clients):
         for hostname in hosts:
             for env in env_sets:
-                for user, ok, grp in who:
+                for (user, ok, _), (grp, dbm) in zip(who, memberships):
                     for method in method_names:
                         out.append(Request("/", method=method, client=client, hostname=hostname, env=env,
-                                           user=user, password_ok=ok, groups=grp))
+                                           user=user, password_ok=ok, groups=grp, dbm_groups=dbm))
     return out
 
 

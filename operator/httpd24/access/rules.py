@@ -23,6 +23,7 @@ from .plan import (
     make_plan,
     methods_of,
     shadowed_in_some_context,
+    uses_dbm_groups,
 )
 
 def _analysis(ctx) -> tuple[Model, Plan]:
@@ -58,6 +59,9 @@ class _PlanRule(Rule):
     def message(self, p: ScopePlan, model: Model) -> str:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def anchor(self, p: ScopePlan):
+        return _anchor(p.scope)
+
     def check_config(self, ctx) -> Iterable[Finding]:
         model, plan = _analysis(ctx)
         if not self.wanted(model):
@@ -65,14 +69,14 @@ class _PlanRule(Rule):
         mine = [p for p in plan.scopes if p.kind in self.kinds]
         blocked = [p for p in plan.scopes if p.text is None and p.kind != "authtype"]
         for p in mine:
-            where = _anchor(p.scope)
+            where = self.anchor(p)
             if where is None:
                 continue
             message = self.message(p, model)
             fix = None
             if p.text is None:
                 message += f"; no exact 2.4 form: {p.reason}, a person must decide"
-            elif blocked and (p.kind != "authtype" or model.has_compat):
+            elif blocked and (p.kind != "authtype" or model.has_compat or uses_dbm_groups(model)):
                 # HT504's `Require all granted` too: next to Order/Allow/Deny it makes the
                 # configuration a 2.2/2.4 mix, which HT502 would then rewrite as 2.4 +
                 # mod_access_compat reads it -- not as 2.2 did -- past the section that needs a person.
@@ -142,6 +146,8 @@ class OrderAllowDeny(_PlanRule):
         return model.has_compat and not model.hybrid
 
     def message(self, p: ScopePlan, model: Model) -> str:
+        if p.kind == "require" and p.scope.own.requires is None:
+            return _group_file_message(p)
         if p.kind == "require":
             return (
                 f"{_where(p.scope)}: in 2.4 these Require lines replace the inherited address rules "
@@ -274,6 +280,76 @@ class AuthTypeWithoutRequire(_PlanRule):
             f"{_where(p.scope)}: AuthType without any Require for some requests: 2.2 asked for no "
             f"authentication, 2.4 answers 500 (AH01627)"
         )
+
+
+def _group_file_message(p: ScopePlan) -> str:
+    return (f"{_where(p.scope)}: the group files set here changed which 2.2 module judged the inherited "
+            f"`Require group` lines (mod_authz_dbm for AuthDBMGroupFile, which 2.4 names `Require dbm-group`)")
+
+
+@register
+class RequireGroupDBM(_PlanRule):
+    """
+    ## What it does
+    Finds `Require group` lines that 2.2 judged with mod_authz_dbm (an `AuthDBMGroupFile`
+    in effect), in configurations without Order/Allow/Deny/Satisfy (with them, HT501
+    translates the same lines), and writes them as 2.4 reads them.
+
+    ## Why is this bad?
+    2.4's `Require group` is mod_authz_groupfile's and reads only `AuthGroupFile`; the
+    DBM group check is `Require dbm-group` (spec §5.1). Kept as it is, every member of a
+    DBM group is refused with 401 on 2.4, and where an `AuthGroupFile` is also set its
+    members are admitted instead. With both files, 2.2 asked the modules in hook order
+    (mod_authz_groupfile first unless LoadModule says otherwise) and the first one that
+    is authoritative (`Authz*Authoritative On`, the default) decided alone.
+
+    ## Example
+    ```apache
+    <Location "/private">
+        AuthType Basic
+        AuthName private
+        AuthUserFile /etc/httpd/users
+        AuthDBMGroupFile /etc/httpd/groups.db
+        Require group admins
+    </Location>
+    ```
+
+    ## Use instead
+    ```apache
+    <Location "/private">
+        AuthType Basic
+        AuthName private
+        AuthUserFile /etc/httpd/users
+        AuthDBMGroupFile /etc/httpd/groups.db
+        Require dbm-group admins
+    </Location>
+    ```
+
+    ## Fix safety
+    Safe: each section's lines are written from the merged 2.2 settings of every
+    combination of sections that may apply to a request, as HT501 does, and left to a
+    person (no fix, saying why) where those combinations mean different things.
+    """
+
+    code = "HT508"
+    name = "require-group-dbm"
+    severity = Severity.ERROR
+    summary = "Require group judged by mod_authz_dbm on 2.2 is Require dbm-group on 2.4"
+    fix_availability = "sometimes"
+    kinds = ("require",)
+
+    def wanted(self, model: Model) -> bool:
+        return not model.has_compat and not model.has_24_syntax and uses_dbm_groups(model)
+
+    def anchor(self, p: ScopePlan):
+        lines = [i for i in _items(p.scope, ("require",)) if i.args and i.args[0].lower() == "group"]
+        return lines[0] if lines else _anchor(p.scope)
+
+    def message(self, p: ScopePlan, model: Model) -> str:
+        if p.scope.own.requires is None:
+            return _group_file_message(p)
+        return (f"{_where(p.scope)}: 2.2 judged `Require group` here with mod_authz_dbm (AuthDBMGroupFile), "
+                f"which 2.4 names `Require dbm-group`; 2.4's `Require group` reads only AuthGroupFile")
 
 
 # -- HT503: relying on mod_access_compat --------------------------------------------------------

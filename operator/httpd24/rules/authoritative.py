@@ -27,8 +27,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..config import Directive, Document, Section, edit
-from ..engine import Applicability, Rule, Severity, register
-from ..engine.modules import AUTHZ22_CONFIGURING_KEYS, require_family
+from ..engine import Applicability, Rule, Severity, get, register
+from ..engine.modules import AUTHZ22_CONFIGURING_KEYS, AUTHZ_PROVIDERS, require_family
 
 #: directive key -> the 2.2 module it configured (None: no 2.2 module had it).
 AUTHORITATIVE = {
@@ -130,11 +130,16 @@ class _Analysis:
         return True, "On by default"
 
     def lines(self, scope) -> list[tuple[str, str]]:
-        """(type, whole line) of the Require lines of a scope."""
+        """(type, whole line) of the Require lines of a scope that a 2.2 authorization module judged:
+        not 2.4's own checks (`Require ip`, `all`, `env`, ... of mod_authz_core/_host), which no
+        Authz*Authoritative switch ever touched (HT501 writes them for Order/Allow/Deny)."""
         out = []
         for node in _own(scope, self.view):
             if not isinstance(node, Section) and node.key == "require" and node.args:
-                out.append((node.args[0].lower(), " ".join(["Require", *node.args])))
+                kind = node.args[0].lower()
+                if AUTHZ_PROVIDERS.get(kind) in ("authz_core_module", "authz_host_module"):
+                    continue
+                out.append((kind, " ".join(["Require", *node.args])))
         return out
 
     def grants(self, scope, kind: str) -> set[str]:
@@ -144,6 +149,8 @@ class _Analysis:
             return {"authnz_ldap"}
         if kind == "file-owner":
             return {"authz_owner"}
+        if kind == "dbm-group":  # 2.4's name for mod_authz_dbm's check, as HT501/HT508 write it
+            return {"authz_dbm"}
         if kind in _GROUP_TYPES:
             providers = set()
             if self._lookup(scope, {"authgroupfile"}) is not None:
@@ -161,7 +168,7 @@ class _Analysis:
         if module == "authz_groupfile":
             return bool(kinds & _GROUP_TYPES) and self._lookup(scope, {"authgroupfile"}) is not None
         if module == "authz_dbm":
-            return bool(kinds & _GROUP_TYPES) and self._lookup(scope, {"authdbmgroupfile"}) is not None
+            return bool(kinds & (_GROUP_TYPES | {"dbm-group"})) and self._lookup(scope, {"authdbmgroupfile"}) is not None
         if module == "authnz_ldap":
             return bool(kinds) and (bool(kinds & _LDAP_TYPES) or self._lookup(scope, {"authldapurl"}) is not None)
         return False
@@ -255,6 +262,16 @@ def _remove_and_mark(node: Directive, scope, view) -> None:
 #: module -> the directive without which it declines (no group file, no LDAP URL).
 _CONFIGURED_BY = {module: key for key, module in AUTHZ22_CONFIGURING_KEYS.items()}
 _NAMES = {"authgroupfile": "AuthGroupFile", "authdbmgroupfile": "AuthDBMGroupFile", "authldapurl": "AuthLDAPURL"}
+
+
+def _dbm_groups_pending(ctx) -> bool:
+    """With an AuthDBMGroupFile, whether the access rules that read `Require group` lines as 2.2 did (HT501,
+    HT508) still have something to translate: they read this line's 2.2 meaning, and a later fix pass
+    without it would read the configuration as a different 2.2 one. (Looked up in the registry: the
+    access rules sit beside this package, not below it.)"""
+    if not ctx.has("authdbmgroupfile"):
+        return False
+    return any(next(iter(rule.check_config(ctx)), None) is not None for rule in map(get, ("HT501", "HT508")) if rule)
 
 
 def _would_inherit(ctx, scope, module: str) -> str | None:
@@ -393,6 +410,14 @@ class AuthzAuthoritative(Rule):
                 )
             return
         scope = _scope(node)
+        if _dbm_groups_pending(ctx):
+            yield self.finding(
+                item,
+                f"{refused}; remove it once the `Require group` lines are written in 2.4 form (HT501/HT508 "
+                "read them with this line's 2.2 meaning, which decides between `Require group` and "
+                "`Require dbm-group`)",
+            )
+            return
         inherits = _would_inherit(ctx, scope, module)
         if inherits is not None:
             yield self.finding(
