@@ -848,20 +848,18 @@ def _sample(model: Model, methods: list[str]) -> list:
     named = [m for m in methods if m != OTHER]
     other = next((m for m in KNOWN_METHODS if m not in named), "MKCOL")
     method_names = named + [other]
-    who = [(None, True, frozenset())] + [(u, True, frozenset()) for u in sorted(users)]
-    who += [("zz-other", True, frozenset({g})) for g in sorted(groups)] + [("zz-other", False, frozenset())]
-    # With a DBM group file, a member of only one of the two files tells `group` from `dbm-group`.
-    memberships = [(grp, None) for _, _, grp in who]
-    if uses_dbm_groups(model):
-        who += [("zz-other", True, frozenset({g})) for g in sorted(groups)]
-        memberships += [(frozenset({g}), frozenset()) for g in sorted(groups)]
-        who += [("zz-other", True, frozenset()) for g in sorted(groups)]
-        memberships += [(frozenset(), frozenset({g})) for g in sorted(groups)]
+    # (user, password ok, groups, DBM groups: None for the same as groups)
+    nobody: frozenset[str] = frozenset()
+    who = [(None, True, nobody, None)] + [(u, True, nobody, None) for u in sorted(users)]
+    who += [("zz-other", True, frozenset({g}), None) for g in sorted(groups)] + [("zz-other", False, nobody, None)]
+    if uses_dbm_groups(model):  # a member of only one of the two files tells `group` from `dbm-group`
+        who += [("zz-other", True, frozenset({g}), nobody) for g in sorted(groups)]
+        who += [("zz-other", True, nobody, frozenset({g})) for g in sorted(groups)]
     out = []
     for client in sorted(clients):
         for hostname in hosts:
             for env in env_sets:
-                for (user, ok, _), (grp, dbm) in zip(who, memberships):
+                for user, ok, grp, dbm in who:
                     for method in method_names:
                         out.append(Request("/", method=method, client=client, hostname=hostname, env=env,
                                            user=user, password_ok=ok, groups=grp, dbm_groups=dbm))
