@@ -171,3 +171,21 @@ def test_record_without_group_file_denied_members_on_2_2():
     assert decide_22(with_line, Request(filename="/srv/f", **member)) == 200
     assert decide_22(with_line, Request(filename="/srv/sub/f", **member)) == 401
     assert decide_22(without, Request(filename="/srv/sub/f", **member)) == 200
+
+
+def test_no_safe_removal_where_a_later_section_resets_the_record():
+    # <Location /> is merged after <Directory /srv/a>: its AuthzUserAuthoritative On and AuthGroupFile replace
+    # both records for every request, so on 2.2 mod_authz_groupfile (authoritative again, first) refused
+    # authenticated users outside `admins`, which the lines read as 2.4's <RequireAny> would admit.
+    from httpd24.access import Request, build, decide_22
+
+    text = ("DocumentRoot /srv\n<Directory /srv/a>\n  AuthType Basic\n  AuthName a\n  AuthUserFile /etc/users\n"
+            "  AuthGroupFile /etc/groups\n  AuthzUserAuthoritative Off\n  AuthzGroupFileAuthoritative Off\n"
+            "  Require valid-user\n  Require group admins\n</Directory>\n"
+            "<Location />\n  AuthzUserAuthoritative On\n  AuthGroupFile /etc/groups\n</Location>\n")
+    in_directory = [f for f in findings(text, "HT103") if f.line in (7, 8)]
+    assert len(in_directory) == 2
+    for finding in in_directory:
+        assert finding.fix is None and "<Location />, merged after this section" in finding.message
+    assert "AuthzUserAuthoritative Off" in fixed(text, "HT103")
+    assert decide_22(build(configset(text)), Request(path="/a/x", user="carol", groups=frozenset())) == 401

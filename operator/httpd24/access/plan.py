@@ -735,6 +735,18 @@ def regrouped_later(d: Scope, model: Model) -> bool:
     return False
 
 
+def recorded_after(d: Scope, model: Model) -> Scope | None:
+    """A section that may be merged after ``d`` for some request and holds a 2.2 authorization
+    module's record (an ``Authz*Authoritative``, a group file, an LDAP URL) but no Require lines of its
+    own: there ``d``'s lines still apply, judged with that record (no merger, :mod:`.authz22`)."""
+    for s in model.scopes:
+        if s is not d and s.own.authz22 and s.own.requires is None and s.own.authz is None:
+            certain, uncertain = predecessors(s, model)
+            if any(p is d for p in certain + uncertain):
+                return s
+    return None
+
+
 def uses_dbm_groups(model: Model) -> bool:
     """Whether an AuthDBMGroupFile is set anywhere: then 2.2's ``Require group`` may have been judged by
     mod_authz_dbm, which 2.4 names ``Require dbm-group`` (spec §5.1), with or without Order/Allow/Deny."""

@@ -21,6 +21,7 @@ from .plan import (
     inherited,
     load_order,
     make_plan,
+    recorded_after,
     methods_of,
     shadowed_in_some_context,
     uses_dbm_groups,
@@ -795,6 +796,19 @@ class MixedRequireProviders(Rule):
     `Require group` line under both `AuthGroupFile` and `AuthDBMGroupFile` is
     not reported.
     """
+
+    @staticmethod
+    def recorded_after(ctx, sections) -> str | None:
+        """For HT103, which reads Authz*Authoritative lines by the file's nesting (it reaches this
+        through the registry: the access rules sit beside its package): the label of a section that
+        may be merged after one of ``sections`` holding Require lines and changes how 2.2 judged them."""
+        model, _plan = _analysis(ctx)
+        for d in model.scopes:
+            if d.node is not None and any(d.node is s for s in sections) and d.own.requires:
+                later = recorded_after(d, model)
+                if later is not None:
+                    return later.label
+        return None
 
     code = "HT507"
     name = "require-mixed-providers"

@@ -264,6 +264,12 @@ _CONFIGURED_BY = {module: key for key, module in AUTHZ22_CONFIGURING_KEYS.items(
 _NAMES = {"authgroupfile": "AuthGroupFile", "authdbmgroupfile": "AuthDBMGroupFile", "authldapurl": "AuthLDAPURL"}
 
 
+def _recorded_after(ctx, sections) -> str | None:
+    """HT507's model-based look at the sections merged after these (``MixedRequireProviders.recorded_after``)."""
+    rule = get("HT507")
+    return rule.recorded_after(ctx, sections) if rule is not None else None
+
+
 def _dbm_groups_pending(ctx) -> bool:
     """With an AuthDBMGroupFile, whether the access rules that read `Require group` lines as 2.2 did (HT501,
     HT508) still have something to translate: they read this line's 2.2 meaning, and a later fix pass
@@ -372,8 +378,13 @@ class AuthzAuthoritative(Rule):
     configuration sets one around it: none of these modules merged its
     per-directory record, so on 2.2 the section had no group file (or URL)
     and the module judged nothing there; without the line 2.4 inherits the
-    one around it. Rewriting the `Require` lines themselves is the access
-    control rules' job (HT5xx).
+    one around it. Also left to a person: a line whose section's `Require`
+    lines still apply under a section merged after it for some requests (a
+    `<Location>` after a `<Directory>`, say) that holds its own
+    `Authz*Authoritative` or group file: that record replaced this one there
+    on 2.2 (found with the access model, not by the file's nesting).
+    Rewriting the `Require` lines themselves is the access control rules'
+    job (HT5xx).
     """
 
     code = "HT103"
@@ -431,6 +442,16 @@ class AuthzAuthoritative(Rule):
         analysis = _Analysis(ctx, scope)
         verdicts = [analysis.verdict(scope)] + [analysis.verdict(s) for s in _nested_scopes(scope, ctx.view)]
         wrong = next((v for v in verdicts if not v.same), None)
+        later = _recorded_after(ctx, [scope, *_nested_scopes(scope, ctx.view)]) if wrong is None else None
+        if later is not None:
+            yield self.finding(
+                item,
+                f"{refused}; {later}, merged after this section for some requests, holds its own 2.2 "
+                "authorization module settings (Authz*Authoritative or a group file), which changed how 2.2 "
+                "judged this section's Require lines there: remove it and write <RequireAny>/<RequireAll> as "
+                "meant",
+            )
+            return
         if wrong is None:
             keeps = f"{refused}; removing it keeps 2.2's decisions ({verdicts[0].reason})"
             bare = [s for s in [scope, *_nested_scopes(scope, ctx.view)] if _bare_mixed(s, ctx.view)]
