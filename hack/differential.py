@@ -3,6 +3,7 @@
 
     hack/differential.py --count 5000 --seed 42          # the long run
     hack/differential.py --seed 42 --index 1234          # replay one configuration (prints it)
+    hack/differential.py --seed 42 --start 1225 --count 25   # replay its batch (the same server pair)
 
 Each configuration i depends only on (seed, i).  The reference is
 httpd24.access.normalize_22(original) on apache2 + mod_access_compat, the
@@ -28,6 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--count", type=int, default=5000)
     ap.add_argument("--seed", type=int, default=None, help="default: a random one (printed)")
+    ap.add_argument("--start", type=int, default=0, help="first configuration (replay one batch of a long run)")
     ap.add_argument("--index", type=int, default=None, help="run only configuration INDEX of the seed")
     ap.add_argument("--batch", type=int, default=25, help="configurations per server pair")
     ap.add_argument("--show", type=int, default=5, help="failures to print in full")
@@ -39,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     from httpd24.config import ConfigSet
 
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
-    start, count = (args.index, 1) if args.index is not None else (0, args.count)
+    start, count = (args.index, 1) if args.index is not None else (args.start, args.count)
     print(f"seed={seed} count={count} start={start}", flush=True)
     t0 = time.monotonic()
 
