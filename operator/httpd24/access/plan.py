@@ -720,31 +720,31 @@ REGROUPED_REASON = ("a section merged after it sets a group file or a group modu
                     "which changes which 2.2 module judged its Require group lines there")
 
 
+def _merged_after(d: Scope, model: Model, holds) -> Scope | None:
+    """The first section that may be merged after ``d`` for some request and ``holds(section)``."""
+    for s in model.scopes:
+        if s is not d and holds(s):
+            certain, uncertain = predecessors(s, model)
+            if any(p is d for p in certain + uncertain):
+                return s
+    return None
+
+
 def regrouped_later(d: Scope, model: Model) -> bool:
     """Whether, with an AuthDBMGroupFile in the configuration, a section merged after ``d`` may hold a
     record of mod_authz_groupfile or mod_authz_dbm (a group file, or only an ``Authz*Authoritative``
     line, which resets the file: :mod:`.authz22`): on 2.2 that changed which module judged the
     ``Require group`` lines ``d`` passes on, which ``d``'s own translation cannot say."""
-    if not uses_dbm_groups(model):
-        return False
-    for s in model.scopes:
-        if s is not d and any(m in s.own.authz22 for m in ("authz_groupfile", "authz_dbm")):
-            certain, uncertain = predecessors(s, model)
-            if any(p is d for p in certain + uncertain):
-                return True
-    return False
+    return uses_dbm_groups(model) and _merged_after(
+        d, model, lambda s: any(m in s.own.authz22 for m in ("authz_groupfile", "authz_dbm"))
+    ) is not None
 
 
 def recorded_after(d: Scope, model: Model) -> Scope | None:
     """A section that may be merged after ``d`` for some request and holds a 2.2 authorization
     module's record (an ``Authz*Authoritative``, a group file, an LDAP URL) but no Require lines of its
     own: there ``d``'s lines still apply, judged with that record (no merger, :mod:`.authz22`)."""
-    for s in model.scopes:
-        if s is not d and s.own.authz22 and s.own.requires is None and s.own.authz is None:
-            certain, uncertain = predecessors(s, model)
-            if any(p is d for p in certain + uncertain):
-                return s
-    return None
+    return _merged_after(d, model, lambda s: bool(s.own.authz22) and s.own.requires is None and s.own.authz is None)
 
 
 def uses_dbm_groups(model: Model) -> bool:
