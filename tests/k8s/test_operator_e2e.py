@@ -7,9 +7,12 @@ refuses to start without a webhook server). Each test has its own namespace.
 
 from __future__ import annotations
 
+import base64
+import http.client
 import json
 import os
 import signal
+import ssl
 import subprocess
 import sys
 import time
@@ -22,7 +25,7 @@ import yaml
 from apache_fixture import httpd  # noqa: F401
 from cluster_fixture import cluster  # noqa: F401
 from httpd24 import apache
-from httpd24.k8s import mainconf, rollout
+from httpd24.k8s import certs, mainconf, rollout
 from httpd24.k8s.models_server import MAIN_KEY, parse_spec
 
 pytestmark = [pytest.mark.cluster, pytest.mark.apache]
@@ -170,7 +173,8 @@ def deployed_files(cluster, name, ns):  # noqa: F811
     """The files of the ConfigMap the Deployment's pods mount, exactly as stored in the API."""
     dep = get(cluster, "deployment", name, ns)
     vol = next(v for v in dep["spec"]["template"]["spec"]["volumes"] if v["name"] == "config")
-    cm = get(cluster, "configmap", vol["configMap"]["name"], ns)
+    source = vol.get("configMap") or next(s["configMap"] for s in vol["projected"]["sources"] if "configMap" in s)
+    cm = get(cluster, "configmap", source["name"], ns)
     return dep, rollout.configmap_files(cm)
 
 
@@ -335,3 +339,62 @@ def test_restart_in_the_middle_of_a_rollout_ends_in_the_same_state(cluster, oper
     wait_for("only the current generated ConfigMap", lambda: [
         c["metadata"]["name"] for c in listing(cluster, "configmaps", ns, f"{rollout.LABEL_SERVER}=web")
     ] == [rollout.configmap_name("web", want)], operator=operator)
+
+
+TLS_22 = """\
+ServerName tls.example.test
+SSLEngine on
+SSLCertificateFile secrets/site-tls/tls.crt
+SSLCertificateKeyFile secrets/site-tls/tls.key
+<Location /server-status>
+    SetHandler server-status
+    Order deny,allow
+    Deny from all
+    Allow from 127.0.0.1
+</Location>
+"""
+
+
+def test_tls_secret_is_mounted_next_to_the_config_and_serves_https(cluster, operator, ns, httpd, tmp_path):  # noqa: F811
+    ca_pem, ca_key = certs.make_ca("httpd24 e2e CA")
+    cert_pem, key_pem = certs.make_serving_cert(ca_pem, ca_key, ["tls.example.test", "127.0.0.1"])
+    (tmp_path / "tls.crt").write_bytes(cert_pem)
+    (tmp_path / "tls.key").write_bytes(key_pem)
+    cluster.kubectl("create", "secret", "tls", "site-tls", "-n", ns,
+                    f"--cert={tmp_path / 'tls.crt'}", f"--key={tmp_path / 'tls.key'}")
+    srv = server("tls", ns, "tls-site", ports=[{"name": "https", "port": 8443}], secrets=[{"name": "site-tls"}])
+    apply(cluster, configmap("tls-site", ns, TLS_22), srv)
+    live = wait_for("tls Ready", ready_with(cluster, "tls", ns), operator=operator)
+    assert live["spec"]["secrets"] == [{"name": "site-tls", "keys": ["tls.crt", "tls.key"]}]  # defaulted by the CRD
+
+    dep, files = deployed_files(cluster, "tls", ns)
+    assert not any(name.startswith("secrets/") for name in files)  # the key never enters a ConfigMap
+    config = next(v for v in dep["spec"]["template"]["spec"]["volumes"] if v["name"] == "config")
+    items = [i for s in config["projected"]["sources"] if "secret" in s for i in s["secret"]["items"]]
+    assert [(i["key"], i["path"]) for i in items] == [("tls.crt", "secrets/site-tls/tls.crt"), ("tls.key", "secrets/site-tls/tls.key")]
+    secret_files = [i["path"] for i in items]
+    assert live["status"]["configHash"] == mainconf.config_hash(files, secret_files)
+    assert "ssl_module" in live["status"]["requiredModules"]
+
+    # What a pod sees at its ServerRoot: the generated ConfigMap's files and the Secret's keys, as projected.
+    secret = get(cluster, "secret", "site-tls", ns)
+    mounted = dict(files)
+    mounted.update({i["path"]: base64.b64decode(secret["data"][i["key"]]) for i in items})
+    loaded = [line.split()[1] for line in files[MAIN_KEY].decode().splitlines() if line.strip().startswith("LoadModule")]
+    extra = mainconf.local_defines(httpd.module_dir, "/etc/mime.types")
+    with apache.Instance(mounted, MAIN_KEY, [loaded[0]], defines=[mainconf.LOCAL_DEFINE], extra=extra,
+                        allow_listen=True, httpd=httpd) as inst:  # the main config's Listen is pod-only
+        context = ssl.create_default_context(cadata=ca_pem.decode())
+        for source, status in (("127.0.0.1", 200), ("127.0.0.2", 403)):
+            conn = http.client.HTTPSConnection("127.0.0.1", inst.port, context=context, source_address=(source, 0), timeout=10)
+            conn.request("GET", "/server-status")
+            assert conn.getresponse().status == status
+            assert conn.sock.getpeercert()["subjectAltName"][0] == ("DNS", "tls.example.test")
+            conn.close()
+
+    # A reference to a key the Secret list does not mount fails the gate; the pods keep the old configuration.
+    apply(cluster, configmap("tls-site", ns, TLS_22.replace("tls.key", "other.key")))
+    failed = wait_for("ConfigTestFailed", lambda: (lambda s: s if (condition(s, "ConfigValid") or {}).get("reason")
+                      == "ConfigTestFailed" else None)(get(cluster, "httpdserver", "tls", ns)), operator=operator)
+    assert "'secrets/site-tls/other.key' does not exist or is empty" in condition(failed, "ConfigValid")["message"]
+    assert failed["status"]["configHash"] == live["status"]["configHash"]

@@ -8,7 +8,7 @@ import pytest
 from apache_fixture import httpd  # noqa: F401
 from httpd24 import apache
 from httpd24.k8s import mainconf
-from httpd24.k8s.models_server import MAIN_KEY
+from httpd24.k8s.models_server import MAIN_KEY, SecretFiles
 from httpd24.k8s.rollout_gate import Gate
 
 STATUS_22 = b"""\
@@ -227,7 +227,7 @@ def test_sandboxed_httpd_sees_no_host_file(httpd, host_secret, line, monkeypatch
     gate._setup()
     if not gate.sandboxed:
         pytest.skip("no mount namespace available here (the checks before httpd -t are tested above)")
-    monkeypatch.setattr(rollout_gate, "outside_reads", lambda files: [])
+    monkeypatch.setattr(rollout_gate, "outside_reads", lambda files, **_: [])
     there = _probe(gate, line, host_secret, "sandbox-there")
     missing = _probe(gate, line, host_secret + ".missing", "sandbox-missing")
     assert there == missing
@@ -328,3 +328,51 @@ def test_gate_allows_a_virtual_hosts_missing_document_root(httpd, host_secret, l
                          modules)
         assert there[0] and missing[0], (there, missing)
         assert there == missing and "AH00112" not in there[1]
+
+
+TLS_22 = b"""\
+<VirtualHost *:8443>
+    SSLEngine on
+    SSLCertificateFile secrets/site-tls/tls.crt
+    SSLCertificateKeyFile {key}
+</VirtualHost>
+"""
+
+
+def _tls_gate(netns: str) -> Gate:
+    gate = Gate(netns=netns)
+    gate._setup()
+    return gate
+
+
+@pytest.mark.apache
+@pytest.mark.parametrize("netns", ["off", "auto"])  # plain, and sandboxed where the kernel allows it
+def test_gate_finds_the_secrets_files_where_the_pods_will(httpd, netns):  # noqa: F811
+    files = _bundle(TLS_22.replace(b"{key}", b"secrets/site-tls/tls.key"), modules=["ssl_module"], listen=(8443,))
+    secret_files = mainconf.secret_paths([SecretFiles(name="site-tls")])
+    gate = _tls_gate(netns)
+    result = gate.check(files, "tls-" + netns, "mpm_event_module", secret_files)
+    assert result.ok, result.output
+    # Without the Secret the pods would not have the key, and httpd -t says so, naming the line.
+    missing = gate.check(files, "tls-missing-" + netns, "mpm_event_module", secret_files[:1])
+    assert not missing.ok
+    assert "line 4 of httpd.conf" in missing.output and "'secrets/site-tls/tls.key' does not exist or is empty" in missing.output
+
+
+@pytest.mark.apache
+@pytest.mark.parametrize("netns", ["off", "auto"])
+def test_gate_finds_absolute_server_root_paths_only_in_its_own_mount_namespace(httpd, netns):  # noqa: F811
+    # The pod has /etc/httpd24/secrets/...; the gate's httpd -t has the bundle elsewhere unless it runs in a root
+    # of its own, where the bundle is bound at /etc/httpd24 too. Without one, the line is refused before -t
+    # with the form that works in both (no false "does not exist" from httpd).
+    files = _bundle(TLS_22.replace(b"{key}", b"/etc/httpd24/secrets/site-tls/tls.key"), modules=["ssl_module"], listen=(8443,))
+    gate = _tls_gate(netns)
+    result = gate.check(files, "tls-abs-" + netns, "mpm_event_module", mainconf.secret_paths([SecretFiles(name="site-tls")]))
+    if gate.sandboxed:
+        assert result.ok, result.output
+    else:
+        assert not result.ok and "httpd -t not run" in result.output
+        assert ("httpd.conf:4: SSLCertificateKeyFile /etc/httpd24/secrets/site-tls/tls.key: names "
+                "/etc/httpd24/secrets/site-tls/tls.key by its absolute path") in result.output
+        assert result.output.endswith("-> write it relative to the ServerRoot: secrets/site-tls/tls.key")
+    assert netns == "auto" or not gate.sandboxed

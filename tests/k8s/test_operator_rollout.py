@@ -150,3 +150,65 @@ def test_headless_service_has_no_cluster_ip():
     p = _plan(spec=parse_spec({"configMapRef": {"name": "c"}, "service": "Headless"}))
     assert rollout.service(SERVER, p)["spec"]["clusterIP"] == "None"
     assert "clusterIP" not in rollout.service(SERVER, _plan())["spec"]
+
+
+TLS_CONF = b"""\
+Listen 8443
+<VirtualHost *:8443>
+    SSLEngine on
+    SSLCertificateFile secrets/site-tls/tls.crt
+    SSLCertificateKeyFile secrets/site-tls/tls.key
+    SSLCACertificateFile secrets/client-ca/ca.crt
+</VirtualHost>
+"""
+
+
+def _tls_spec(secrets):
+    return parse_spec({"configMapRef": {"name": "web-conf"}, "secrets": secrets})
+
+
+def test_secrets_default_to_the_keys_of_a_tls_secret_and_are_part_of_the_plans_hash():
+    spec = _tls_spec([{"name": "site-tls"}, {"name": "client-ca", "keys": ["ca.crt"]}])
+    assert [s.keys for s in spec.secrets] == [["tls.crt", "tls.key"], ["ca.crt"]]
+    cm = {"data": {"httpd.conf": TLS_CONF.decode()}}
+    with_secrets = rollout.plan("web", "shop", spec, cm)
+    assert with_secrets.secret_files == ["secrets/site-tls/tls.crt", "secrets/site-tls/tls.key", "secrets/client-ca/ca.crt"]
+    assert not any(name.startswith("secrets/") for name in with_secrets.files)  # never in the generated ConfigMap
+    # Same files, other Secrets: another hash, so the gate's cache and the pod template tell them apart.
+    fewer = rollout.plan("web", "shop", _tls_spec([{"name": "site-tls"}]), cm)
+    assert fewer.files == with_secrets.files and fewer.hash != with_secrets.hash
+    assert with_secrets.hash == mainconf.config_hash(with_secrets.files, with_secrets.secret_files)
+    with pytest.raises(pydantic.ValidationError):
+        _tls_spec([{"name": "Site_TLS"}])
+    with pytest.raises(pydantic.ValidationError):
+        _tls_spec([{"name": "site-tls", "keys": ["a/b"]}])
+
+
+@pytest.mark.parametrize("secrets, message", [
+    ([{"name": "site-tls"}, {"name": "site-tls", "keys": ["ca.crt"]}], "names site-tls more than once"),
+    ([{"name": "site-tls", "keys": ["tls.crt", "tls.crt"]}], "key 'tls.crt' is not a file name or is listed twice"),
+    ([{"name": "site-tls", "keys": [".."]}], "key '..' is not a file name"),
+])
+def test_secrets_the_volume_cannot_hold_are_refused_with_what_to_do(secrets, message):
+    with pytest.raises(rollout.PlanError) as caught:
+        rollout.plan("web", "shop", _tls_spec(secrets), {"data": {"httpd.conf": TLS_CONF.decode()}})
+    assert caught.value.reason == "InvalidSecrets" and message in caught.value.message
+
+
+def test_secrets_join_the_configmap_in_one_projected_server_root():
+    spec = _tls_spec([{"name": "site-tls"}, {"name": "client-ca", "keys": ["ca.crt"]}])
+    p = rollout.plan("web", "shop", spec, {"data": {"httpd.conf": TLS_CONF.decode()}})
+    pod = rollout.deployment(SERVER, p)["spec"]["template"]["spec"]
+    config = next(v for v in pod["volumes"] if v["name"] == "config")
+    assert config["projected"]["sources"] == [
+        {"configMap": {"name": f"web-{p.hash[:10]}"}},
+        {"secret": {"name": "site-tls", "items": [
+            {"key": "tls.crt", "path": "secrets/site-tls/tls.crt", "mode": 0o440},
+            {"key": "tls.key", "path": "secrets/site-tls/tls.key", "mode": 0o440}]}},
+        {"secret": {"name": "client-ca", "items": [{"key": "ca.crt", "path": "secrets/client-ca/ca.crt", "mode": 0o440}]}},
+    ]
+    # the projected paths are the plan's, which the gate tested
+    assert [i["path"] for s in config["projected"]["sources"][1:] for i in s["secret"]["items"]] == p.secret_files
+    assert pod["securityContext"]["fsGroup"] == pod["securityContext"]["runAsUser"]  # httpd reads the 0440 keys
+    plain = rollout.deployment(SERVER, _plan())["spec"]["template"]["spec"]
+    assert next(v for v in plain["volumes"] if v["name"] == "config") == {"name": "config", "configMap": {"name": f"web-{_plan().hash[:10]}"}}

@@ -8,6 +8,10 @@ Pod layout (official ``httpd:2.4`` image, non-root, read-only root filesystem)::
     /run/httpd24/            emptyDir: PidFile, DefaultRuntimeDir (mutexes, sockets)
     /usr/local/apache2/logs, /tmp    emptyDirs (writable places some configs expect)
 
+With ``spec.secrets`` the ServerRoot is one projected volume: the ConfigMap's
+files plus each Secret's keys at ``secrets/<secret>/<key>`` (a ConfigMap key
+has no ``/``, so the two never collide).
+
 Every pod-specific path in the main configuration is a ``Define`` with a
 default inside ``<IfDefine !NAME>``, and the pod-only lines (ServerRoot,
 PidFile, DefaultRuntimeDir, Listen) sit inside ``<IfDefine !HTTPD24_LOCAL>``.
@@ -29,7 +33,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
-from .models_server import MAIN_KEY
+from .models_server import MAIN_KEY, SECRETS_DIR
 
 SERVER_ROOT = "/etc/httpd24"
 MODULE_DIR = "/usr/local/apache2/modules"
@@ -172,8 +176,24 @@ def bundle(files: Mapping[str, bytes], main: str) -> dict[str, bytes]:
     return out
 
 
-def config_hash(files: Mapping[str, bytes]) -> str:
-    """SHA-256 over every (name, content) pair, names sorted; names and contents are length-prefixed."""
+#: What the configtest gate writes where a Secret's key will be. ``httpd -t`` only checks that
+#: ``SSLCertificateFile`` and the like name a file that exists and is not empty; the server reads the
+#: certificate when it starts. So the gate needs no access to Secrets.
+SECRET_PLACEHOLDER = b"httpd24: stands for a Secret's key in the configtest (the gate never reads Secrets)\n"
+
+
+def secret_paths(secrets: Iterable[object]) -> list[str]:
+    """Where the pods read each key of ``spec.secrets`` (``SecretFiles``), relative to the ServerRoot."""
+    return [f"{SECRETS_DIR}/{s.name}/{key}" for s in secrets for key in s.keys]  # type: ignore[attr-defined]
+
+
+def config_hash(files: Mapping[str, bytes], secret_files: Iterable[str] = ()) -> str:
+    """SHA-256 over every (name, content) pair, names sorted; names and contents are length-prefixed.
+
+    ``secret_files`` (see :func:`secret_paths`) count as files holding :data:`SECRET_PLACEHOLDER`: where
+    the Secrets are mounted is part of what the configtest judged and of what the pods see.
+    """
+    files = {**files, **dict.fromkeys(secret_files, SECRET_PLACEHOLDER)}
     h = hashlib.sha256()
     for name in sorted(files):
         data = files[name]

@@ -8,9 +8,9 @@ checks the committed file equals the generated one). Pure: no I/O.
 from __future__ import annotations
 
 import copy
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 GROUP = "httpd24.io"
 VERSION = "v1alpha1"
@@ -25,6 +25,8 @@ MAIN_KEY = "httpd24-main.conf"
 _K8S_NAME = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
 _CM_KEY = r"^[-._a-zA-Z0-9]+$"
 _MODULE_ID = r"^[A-Za-z0-9_]+_module$"
+_SecretKey = Annotated[str, StringConstraints(pattern=_CM_KEY, max_length=253)]
+_ModuleId = Annotated[str, StringConstraints(pattern=_MODULE_ID)]
 _QUANTITY = {"x-kubernetes-int-or-string": True, "anyOf": [{"type": "integer"}, {"type": "string"}]}
 
 
@@ -47,6 +49,31 @@ class ConfigMapRef(_Model):
 class Port(_Model):
     name: str = Field("http", description="Port name (Service and container).", max_length=15, pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
     port: int = Field(description="Port httpd listens on in the pod, and the Service port.", ge=1, le=65535)
+
+
+#: Where the pods read a Secret's keys, relative to the ServerRoot: ``secrets/<secret>/<key>``.
+SECRETS_DIR = "secrets"
+#: What kubernetes.io/tls Secrets (cert-manager's, ``kubectl create secret tls``) hold.
+TLS_KEYS = ("tls.crt", "tls.key")
+
+
+class SecretFiles(_Model):
+    """A Secret the pods read as files: TLS certificates and keys stay out of the ConfigMap."""
+
+    name: str = Field(
+        description="Name of a Secret in the HttpdServer's namespace. Its keys appear as files "
+        "secrets/NAME/KEY of the ServerRoot: SSLCertificateFile secrets/NAME/tls.crt.",
+        max_length=253,
+        pattern=_K8S_NAME,
+    )
+    keys: list[_SecretKey] = Field(
+        default_factory=lambda: list(TLS_KEYS),
+        min_length=1,
+        max_length=64,
+        description="The keys to mount (default: tls.crt and tls.key, as in a kubernetes.io/tls Secret). A key "
+        "the Secret lacks keeps new pods from starting; the running ones keep serving.",
+        json_schema_extra={"default": list(TLS_KEYS)},
+    )
 
 
 class Resources(_Model):
@@ -72,17 +99,23 @@ class HttpdServerSpec(_Model):
         "When the configuration has no Listen, the generated main configuration listens on these.",
     )
     resources: Resources | None = None
-    extraModules: list[str] | None = Field(
+    extraModules: list[_ModuleId] | None = Field(
         None,
         max_length=64,
         description="Module identifiers (headers_module) loaded in addition to the ones the configuration needs.",
-        json_schema_extra={"items": {"type": "string", "pattern": _MODULE_ID}},
     )
     defaults: DefaultsPolicy = Field(
         "keep-2.2", description="keep-2.2 writes out 2.2 defaults that changed in 2.4; adopt-2.4 takes the 2.4 defaults."
     )
     service: ServiceMode = Field(
         "ClusterIP", description="The Service in front of the pods: ClusterIP, Headless (no cluster IP) or None (no Service)."
+    )
+    secrets: list[SecretFiles] | None = Field(
+        None,
+        max_length=16,
+        description="Secrets (TLS certificates and keys) mounted read-only next to the configuration, at "
+        "secrets/NAME/KEY of the ServerRoot. The configtest gate checks the configuration against files of "
+        "those names, without reading the Secrets (the operator has no access to them).",
     )
     migration: MigrationMode = Field(
         "migrated",

@@ -348,7 +348,7 @@ class Controller:
         migrated = self.migrated_condition(plan, generation)
 
         # the gate
-        result = await asyncio.get_running_loop().run_in_executor(self.pool, self.gate.check, plan.files, plan.hash, plan.mpm)
+        result = await asyncio.get_running_loop().run_in_executor(self.pool, self.gate.check, plan.files, plan.hash, plan.mpm, plan.secret_files)
         if not result.cached:
             CONFIGTESTS.labels("ok" if result.ok else "failed").inc()
             if not result.ok:

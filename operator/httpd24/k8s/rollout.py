@@ -17,7 +17,7 @@ from typing import Any, Mapping
 
 from .. import api
 from . import mainconf
-from .models_server import GROUP, KIND, MAIN_KEY, VERSION, HttpdServerSpec
+from .models_server import GROUP, KIND, MAIN_KEY, SECRETS_DIR, VERSION, HttpdServerSpec
 
 MANAGED_BY = "httpd24-operator"
 LABEL_SERVER = "httpd24.io/server"
@@ -52,6 +52,7 @@ class Plan:
     applied: int = 0  # rewrites made by the migration
     remaining: int = 0  # error/warning findings left that need a person (info findings do not count)
     remaining_text: list[str] = field(default_factory=list)
+    secret_files: list[str] = field(default_factory=list)  # mainconf.secret_paths of spec.secrets
 
     @property
     def mpm(self) -> str:
@@ -120,6 +121,7 @@ def plan(name: str, namespace: str, spec: HttpdServerSpec, configmap: Mapping[st
             f"ConfigMap {spec.configMapRef.name} has no key {entry!r} (keys: {', '.join(sorted(files)) or 'none'}); "
             "set spec.configMapRef.entry",
         )
+    secret_files = _secret_files(spec)
     cs = api.load_mapping(files, entry=entry, server_root=mainconf.SERVER_ROOT)
     if cs.errors:
         raise PlanError("ParseError", "; ".join(str(e) for e in cs.errors[:5]))
@@ -162,7 +164,7 @@ def plan(name: str, namespace: str, spec: HttpdServerSpec, configmap: Mapping[st
     return Plan(
         spec=spec,
         files=bundle,
-        hash=mainconf.config_hash(bundle),
+        hash=mainconf.config_hash(bundle, secret_files),
         modules=modules,
         ports=ports,
         findings=counts,
@@ -170,7 +172,22 @@ def plan(name: str, namespace: str, spec: HttpdServerSpec, configmap: Mapping[st
         applied=applied,
         remaining=len(needs_person),
         remaining_text=[f"{f.code} {f.file}:{f.line}: {f.message}" for f in needs_person[:5]],
+        secret_files=secret_files,
     )
+
+
+def _secret_files(spec: HttpdServerSpec) -> list[str]:
+    """Where the pods read ``spec.secrets`` (raises :class:`PlanError` on names or keys the volume cannot hold)."""
+    secrets = spec.secrets or []
+    names = [s.name for s in secrets]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise PlanError("InvalidSecrets", f"spec.secrets names {', '.join(twice)} more than once; list each Secret once with all its keys")
+    for s in secrets:
+        bad = sorted({k for k in s.keys if k in (".", "..") or s.keys.count(k) > 1})
+        if bad:
+            raise PlanError("InvalidSecrets", f"spec.secrets {s.name}: key {bad[0]!r} is not a file name or is listed twice; list each key once")
+    return mainconf.secret_paths(secrets)
 
 
 # --- objects ---------------------------------------------------------------------------------
@@ -293,7 +310,7 @@ def deployment(server: Mapping[str, Any], p: Plan) -> dict[str, Any]:
                     "securityContext": pod_security,
                     "containers": [container],
                     "volumes": [
-                        {"name": "config", "configMap": {"name": configmap_name(name, p.hash)}},
+                        _config_volume(configmap_name(name, p.hash), spec),
                         {"name": "run", "emptyDir": {"medium": "Memory", "sizeLimit": "16Mi"}},
                         {"name": "logs", "emptyDir": {"sizeLimit": "256Mi"}},
                         {"name": "tmp", "emptyDir": {"sizeLimit": "64Mi"}},
@@ -302,6 +319,19 @@ def deployment(server: Mapping[str, Any], p: Plan) -> dict[str, Any]:
             },
         },
     }
+
+
+def _config_volume(configmap_name: str, spec: HttpdServerSpec) -> dict[str, Any]:
+    """The ServerRoot volume: the generated ConfigMap, plus ``spec.secrets`` at ``secrets/<secret>/<key>``
+    in one projected volume (a Secret volume mounted inside the ConfigMap's would need a mount point in a
+    read-only volume). Keys are readable by the pod's group only (httpd's user is in it: fsGroup)."""
+    if not spec.secrets:
+        return {"name": "config", "configMap": {"name": configmap_name}}
+    sources: list[dict[str, Any]] = [{"configMap": {"name": configmap_name}}]
+    for s in spec.secrets:
+        items = [{"key": key, "path": f"{SECRETS_DIR}/{s.name}/{key}", "mode": 0o440} for key in s.keys]
+        sources.append({"secret": {"name": s.name, "items": items}})
+    return {"name": "config", "projected": {"sources": sources, "defaultMode": 0o444}}
 
 
 def port_names(p: Plan) -> list[str]:

@@ -198,7 +198,19 @@ def _macro_problems(item, main_modules: set[str]) -> list[str]:
     return problems
 
 
-def outside_reads(files: dict[str, bytes]) -> list[str]:
+def _absolute_in_root(key: str, args: list[str]) -> str | None:
+    """A path this line names absolutely inside the pod's ServerRoot (``/etc/httpd24/x``), if any."""
+    if key in ("include", "includeoptional") or key in READS or key in LOG_DIRS:
+        paths = args[:1]  # as written (_checked_paths gives a log file's directory, already made absolute)
+    else:
+        paths = _checked_paths(key, args)
+    for path in paths:
+        if path.startswith("/") and (posixpath.normpath(path) + "/").startswith(mainconf.SERVER_ROOT + "/"):
+            return path
+    return None
+
+
+def outside_reads(files: dict[str, bytes], absolute_root: bool = True) -> list[str]:
     """Lines that would make ``httpd -t`` on the operator's host read or run what is not the user's to read or run.
 
     ``httpd -t`` echoes the first word of a line it cannot parse, so an ``Include`` of a host file
@@ -221,6 +233,9 @@ def outside_reads(files: dict[str, bytes]) -> list[str]:
     These checks hold with or without the gate's own mount namespace (:func:`_sandbox_script`), which
     most clusters' seccomp profiles refuse; ``<Macro>`` bodies are checked too, since ``Use`` expands them
     after this check.
+
+    ``absolute_root=False`` (no mount namespace: the bundle cannot be at the pod's ServerRoot) also refuses
+    absolute paths into the ServerRoot, which ``httpd -t`` could not find, with the relative form to use.
     """
     configset = ConfigSet.from_mapping(files, entry=MAIN_KEY, server_root=mainconf.SERVER_ROOT)
     problems = [f"{e.file}:{e.line}: {e.reason}" for e in configset.errors]
@@ -244,6 +259,12 @@ def outside_reads(files: dict[str, bytes]) -> list[str]:
             continue  # a virtual host's missing DocumentRoot is only a warning, which the gate drops (VHOST_ROOT_WARNING)
         else:
             problem = _line_problem(item.key, item.args, main_modules, where)
+            absolute = None if problem or absolute_root else _absolute_in_root(item.key, item.args)
+            if absolute:
+                relative = posixpath.relpath(posixpath.normpath(absolute), mainconf.SERVER_ROOT)
+                problem = (f"{where}: names {absolute} by its absolute path, which the configtest can only find "
+                           f"inside a mount namespace of its own (not available to the operator here) -> write "
+                           f"it relative to the ServerRoot: {relative}")
             if problem:
                 problems.append(problem)
     return problems
@@ -289,8 +310,8 @@ def _sandbox_script(new_root: str, binary: str, extra_dirs: tuple[str, ...] = ()
     The root is a tmpfs holding read-only bind mounts of :data:`SANDBOX_DIRS`, :data:`SANDBOX_FILES`,
     ``extra_dirs`` (the binary's and the modules' directories when they are not under /usr), the bundle's
     temporary directory (the parent of the ``-d`` argument, at the same path, so httpd's messages name the
-    same files) and a ``/proc/self/fd/`` directory, which is all ``ErrorLog "/proc/self/fd/2"`` checks at
-    ``-t`` time. Nothing else of the host exists there: an ``<IfFile>``, ``SSLCertificateFile``,
+    same files; the ``-d`` directory also at the pod's ServerRoot) and a ``/proc/self/fd/`` directory, which
+    is all ``ErrorLog "/proc/self/fd/2"`` checks at ``-t`` time. Nothing else of the host exists there: an ``<IfFile>``, ``SSLCertificateFile``,
     ``DocumentRoot`` or ``ErrorLog`` naming the operator's ServiceAccount token or any other host path gets
     the same answer whether that path exists on the host or not. None when ``mount`` is missing.
     """
@@ -336,6 +357,9 @@ def _sandbox_script(new_root: str, binary: str, extra_dirs: tuple[str, ...] = ()
         '    tree=${root%/*}',
         '    mkdir -p "$new$tree"',
         '    "$mount" --bind "$tree" "$new$tree"',
+        "    # and at the pod's ServerRoot, so absolute paths into it resolve as in the pod",
+        f'    mkdir -p "$new"{q(mainconf.SERVER_ROOT)}',
+        f'    "$mount" --bind "$root" "$new"{q(mainconf.SERVER_ROOT)}',
         "fi",
         f'exec {q(unshare)} --root="$new" --wd="$root" -- {q(binary)} "$@"',
     ]
@@ -420,31 +444,35 @@ class Gate:
         log.warning("configtest gate: no network namespace available; httpd -t runs with the host network")
         return real
 
-    def check(self, files: dict[str, bytes], hash_: str, mpm: str) -> GateResult:
-        """``httpd -t`` on ``files`` (a bundle from :func:`mainconf.bundle`); cached by ``hash_``."""
+    def check(self, files: dict[str, bytes], hash_: str, mpm: str, secret_files: tuple[str, ...] | list[str] = ()) -> GateResult:
+        """``httpd -t`` on ``files`` (a bundle from :func:`mainconf.bundle`); cached by ``hash_``.
+
+        ``secret_files`` (:func:`mainconf.secret_paths`) are where the pods read Secrets' keys: the run finds
+        :data:`mainconf.SECRET_PLACEHOLDER` there, which is all ``-t`` checks of a certificate file.
+        """
         with self._lock:
             hit = self._cache.get(hash_)
             if hit is not None:
                 self._cache.move_to_end(hash_)
                 return GateResult(hit.ok, hit.output, hit.hash, hit.seconds, cached=True)
         started = time.monotonic()
-        refused = outside_reads(files)
+        httpd = self._setup() if self.enabled else None
+        refused = outside_reads(files, absolute_root=self.sandboxed or httpd is None)
         if refused:
             result = GateResult(
-                False, "httpd -t not run: the configuration reads or loads files it must not\n" + "\n".join(refused),
+                False, "httpd -t not run: these lines name files the configtest must not or cannot use\n" + "\n".join(refused),
                 hash_, time.monotonic() - started,
             )
         elif not self.enabled:
             result = GateResult(True, "configtest disabled (HTTPD24_CONFIGTEST=off)", hash_, 0.0)
         else:
-            httpd = self._setup()
             if httpd is None:
                 result = GateResult(False, "no httpd 2.4 binary found for the configtest (set HTTPD24_HTTPD)", hash_, 0.0)
             else:
                 mime = "/etc/mime.types" if os.path.exists("/etc/mime.types") else None
                 try:
                     res = apache.configtest(
-                        files,
+                        {**files, **dict.fromkeys(secret_files, mainconf.SECRET_PLACEHOLDER)},
                         MAIN_KEY,
                         [mpm],
                         timeout=self.timeout,
