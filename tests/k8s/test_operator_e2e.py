@@ -396,5 +396,8 @@ def test_tls_secret_is_mounted_next_to_the_config_and_serves_https(cluster, oper
     apply(cluster, configmap("tls-site", ns, TLS_22.replace("tls.key", "other.key")))
     failed = wait_for("ConfigTestFailed", lambda: (lambda s: s if (condition(s, "ConfigValid") or {}).get("reason")
                       == "ConfigTestFailed" else None)(get(cluster, "httpdserver", "tls", ns)), operator=operator)
-    assert "'secrets/site-tls/other.key' does not exist or is empty" in condition(failed, "ConfigValid")["message"]
+    message = condition(failed, "ConfigValid")["message"]
+    assert "'secrets/site-tls/other.key' does not exist or is empty" in message
+    assert message.endswith("-> the pods have secrets/site-tls/tls.crt, secrets/site-tls/tls.key under secrets/; "
+                            "list the Secret holding that file, with the key, in spec.secrets (name, keys)")
     assert failed["status"]["configHash"] == live["status"]["configHash"]

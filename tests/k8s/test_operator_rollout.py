@@ -212,3 +212,13 @@ def test_secrets_join_the_configmap_in_one_projected_server_root():
     assert pod["securityContext"]["fsGroup"] == pod["securityContext"]["runAsUser"]  # httpd reads the 0440 keys
     plain = rollout.deployment(SERVER, _plan())["spec"]["template"]["spec"]
     assert next(v for v in plain["volumes"] if v["name"] == "config") == {"name": "config", "configMap": {"name": f"web-{_plan().hash[:10]}"}}
+
+
+def test_a_missing_secret_file_gets_the_mounted_ones_and_what_to_do():
+    p = rollout.plan("web", "shop", _tls_spec([{"name": "site-tls"}]), {"data": {"httpd.conf": TLS_CONF.decode()}})
+    output = "AH00526: Syntax error on line 6 of httpd.conf:\nSSLCACertificateFile: file 'secrets/client-ca/ca.crt' does not exist or is empty"
+    assert rollout.secret_hint(p, output) == (
+        "\n-> the pods have secrets/site-tls/tls.crt, secrets/site-tls/tls.key under secrets/; list the Secret "
+        "holding that file, with the key, in spec.secrets (name, keys)")
+    assert "no Secret under secrets/" in rollout.secret_hint(_plan(), output)
+    assert rollout.secret_hint(p, "AH00526: Invalid command 'Order'") == ""

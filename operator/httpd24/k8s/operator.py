@@ -354,11 +354,12 @@ class Controller:
             if not result.ok:
                 CONFIGTEST_FAILURES.inc()
         if not result.ok:
-            msg = f"httpd -t failed; the running pods keep the previous configuration: {result.output}"
+            output = result.output + rollout.secret_hint(plan, result.output)
+            msg = f"httpd -t failed; the running pods keep the previous configuration: {output}"
             await self.event(server, "Warning", "ConfigTestFailed", msg, once=plan.hash)
             status["rejectedHash"] = plan.hash
             await self.write_status(
-                server, status, [rollout.condition("ConfigValid", False, "ConfigTestFailed", result.output, generation), migrated],
+                server, status, [rollout.condition("ConfigValid", False, "ConfigTestFailed", output, generation), migrated],
                 dep=dep, phase="Degraded" if dep else "Invalid", deployed_hash=status.get("configHash"),
             )
             return

@@ -176,6 +176,15 @@ def plan(name: str, namespace: str, spec: HttpdServerSpec, configmap: Mapping[st
     )
 
 
+def secret_hint(p: Plan, gate_output: str) -> str:
+    """What to do when ``httpd -t`` missed a file under ``secrets/``: the gate had only the keys of ``spec.secrets``."""
+    if f"{SECRETS_DIR}/" not in gate_output or "does not exist or is empty" not in gate_output:
+        return ""
+    mounted = ", ".join(p.secret_files) if p.secret_files else "no Secret"
+    return (f"\n-> the pods have {mounted} under {SECRETS_DIR}/; list the Secret holding that file, with the key, "
+            f"in spec.secrets (name, keys)")
+
+
 def _secret_files(spec: HttpdServerSpec) -> list[str]:
     """Where the pods read ``spec.secrets`` (raises :class:`PlanError` on names or keys the volume cannot hold)."""
     secrets = spec.secrets or []
