@@ -46,6 +46,34 @@ def test_index_maps_configmaps_to_their_servers_only():
     asyncio.run(go())
 
 
+def test_secret_index_only_when_watching_secrets():
+    async def go():
+        spec = {"configMapRef": {"name": "site"}, "secrets": [{"name": "site-tls"}, {"name": "ca"}]}
+        off = _controller()
+        off.observe_server("a", "web", spec)
+        assert off.by_secret == {} and off.secret_refs == {}
+        assert await off.secrets_version({"metadata": {"namespace": "a"}}, parse_spec(spec), None) is None
+
+        c = Controller(kube=None, gate=Gate(netns="off"), workers=1, watch_secrets=True)  # type: ignore[arg-type]
+        c.observe_server("a", "web", spec)
+        c.observe_server("a", "api", {"configMapRef": {"name": "site"}, "secrets": [{"name": "site-tls"}]})
+        while not c.queue.empty():
+            c.queued.discard(c.queue.get_nowait())
+        c.observe_secret("a", "unrelated", "u/1")
+        assert c.queue.empty() and "unrelated" not in {k[1] for k in c.secret_versions}
+        c.observe_secret("a", "ca", "u/1")
+        assert {c.queue.get_nowait() for _ in range(c.queue.qsize())} == {("a", "web")}
+        c.observe_secret("a", "site-tls", "u/2")
+        c.queued.clear()
+        first = await c.secrets_version({"metadata": {"namespace": "a"}}, parse_spec(spec), None)
+        c.observe_secret("a", "site-tls", "u/3")  # renewed
+        assert await c.secrets_version({"metadata": {"namespace": "a"}}, parse_spec(spec), first) != first
+        c.observe_server("a", "web", {"configMapRef": {"name": "site"}})  # no secrets any more
+        assert c.by_secret == {("a", "site-tls"): {"api"}}
+
+    asyncio.run(go())
+
+
 def test_queue_dedupes_and_reruns_a_key_changed_while_running():
     async def go():
         c = _controller()

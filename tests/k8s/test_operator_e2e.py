@@ -65,7 +65,7 @@ class Operator:
     def start(self) -> None:
         self.runs += 1
         log = open(self.log_dir / f"operator-{self.runs}.log", "wb")
-        env = dict(self.cluster.env, HTTPD24_OPERATOR_RESYNC="0", PYTHONUNBUFFERED="1")
+        env = dict(self.cluster.env, HTTPD24_OPERATOR_RESYNC="0", PYTHONUNBUFFERED="1", HTTPD24_WATCH_SECRETS="true")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "httpd24", "operator", "--no-admission", "--metrics-port", "0"],
             stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True,
@@ -391,6 +391,20 @@ def test_tls_secret_is_mounted_next_to_the_config_and_serves_https(cluster, oper
             assert conn.getresponse().status == status
             assert conn.sock.getpeercert()["subjectAltName"][0] == ("DNS", "tls.example.test")
             conn.close()
+
+    # A renewed certificate: same configuration, new pods (httpd reads certificates only at start).
+    renewed_pem, renewed_key = certs.make_serving_cert(ca_pem, ca_key, ["tls.example.test", "127.0.0.1"])
+    (tmp_path / "tls.crt").write_bytes(renewed_pem)
+    (tmp_path / "tls.key").write_bytes(renewed_key)
+    renewed = cluster.kubectl("create", "secret", "tls", "site-tls", "-n", ns, f"--cert={tmp_path / 'tls.crt'}",
+                              f"--key={tmp_path / 'tls.key'}", "--dry-run=client", "-o", "yaml").stdout
+    cluster.kubectl("apply", "-f", "-", input=renewed)
+    before = dep["spec"]["template"]["metadata"]["annotations"][rollout.ANNOTATION_SECRETS]
+    rolled = wait_for("pods rolled for the renewed Secret", lambda: (lambda d: d if d["spec"]["template"]["metadata"][
+        "annotations"][rollout.ANNOTATION_SECRETS] != before else None)(get(cluster, "deployment", "tls", ns)), operator=operator)
+    assert rolled["spec"]["template"]["metadata"]["annotations"][rollout.ANNOTATION_HASH] == live["status"]["configHash"]
+    wait_for("a second ReplicaSet", lambda: len(listing(cluster, "replicasets", ns, f"{rollout.LABEL_SERVER}=tls")) == 2,
+             operator=operator)
 
     # A reference to a key the Secret list does not mount fails the gate; the pods keep the old configuration.
     apply(cluster, configmap("tls-site", ns, TLS_22.replace("tls.key", "other.key")))

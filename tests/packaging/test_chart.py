@@ -134,6 +134,20 @@ def test_rbac_least_privilege(render):
     assert not [k for k in granted if "webhookconfigurations" in k[1]]
 
 
+def test_watch_secrets_grants_reading_secrets_and_turns_the_watch_on(render):
+    def secrets_rules(docs):
+        return [r for r, _ in _rules(docs) if "secrets" in r["resources"]]
+
+    def env(docs):
+        return {e["name"]: e.get("value") for e in one(docs, "Deployment")["spec"]["template"]["spec"]["containers"][0]["env"]}
+
+    docs = render.template("operator.watchSecrets=true")
+    assert secrets_rules(docs) == [{"apiGroups": [""], "resources": ["secrets"], "verbs": ["get", "list", "watch"]}]
+    assert env(docs)["HTTPD24_WATCH_SECRETS"] == "true"
+    default = render.template()
+    assert secrets_rules(default) == [] and "HTTPD24_WATCH_SECRETS" not in env(default)
+
+
 def test_rbac_watch_namespaces_binds_writes_only_there(render):
     docs = render.template("operator.watchNamespaces={shop,web}")
     bindings = by_kind(docs, "RoleBinding")

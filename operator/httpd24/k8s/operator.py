@@ -30,6 +30,10 @@ Environment (read at start-up):
 * ``HTTPD24_OPERATOR_RESYNC`` seconds between full resyncs of every HttpdServer (default 600).
 * ``HTTPD24_CONFIGMAP_SELECTOR`` optional label selector limiting the ConfigMap watch
   (e.g. ``httpd24.io/config=true``); default: all ConfigMaps, metadata only.
+* ``HTTPD24_WATCH_SECRETS`` ``true``: watch the Secrets of ``spec.secrets`` (metadata only, as the
+  ConfigMaps) and roll the pods when one changes, since httpd reads certificates only at start
+  (a renewal by cert-manager). Needs get/list/watch on Secrets (chart: ``operator.watchSecrets``).
+  Default off: the operator has no access to Secrets and a renewal needs ``kubectl rollout restart``.
 * ``HTTPD24_CONFIGTEST_TIMEOUT``, ``HTTPD24_CONFIGTEST_NETNS``, ``HTTPD24_CONFIGTEST``,
   ``HTTPD24_HTTPD``: see :mod:`httpd24.k8s.rollout_gate`.
 """
@@ -86,16 +90,36 @@ def _digest(obj: Any) -> str:
     return hashlib.sha256(json.dumps(obj, sort_keys=True).encode()).hexdigest()[:16]
 
 
-class Controller:
-    """The work queue, the ConfigMap index and the reconcile."""
+def _version(meta: dict) -> str:
+    """What changes whenever an object is replaced or written: ``uid/resourceVersion``."""
+    return f"{meta.get('uid')}/{meta.get('resourceVersion')}"
 
-    def __init__(self, kube: Kube, gate: Gate, *, workers: int = 8, configmap_selector: str | None = None):
+
+def _unindex(index: dict[Key, set[str]], namespace: str, names, server: str) -> None:
+    """Drop ``server`` from the users of ``names`` (and names nobody uses any more)."""
+    for name in names:
+        users = index.get((namespace, name))
+        if users is not None:
+            users.discard(server)
+            if not users:
+                del index[(namespace, name)]
+
+
+class Controller:
+    """The work queue, the ConfigMap (and, with ``watch_secrets``, Secret) index and the reconcile."""
+
+    def __init__(self, kube: Kube, gate: Gate, *, workers: int = 8, configmap_selector: str | None = None,
+                 watch_secrets: bool = False):
         self.kube = kube
         self.gate = gate
         self.workers = workers
         self.configmap_selector = configmap_selector
+        self.watch_secrets = watch_secrets
         self.by_configmap: dict[Key, set[str]] = {}  # (namespace, configmap) -> server names
         self.refs: dict[Key, str] = {}  # (namespace, server) -> configmap
+        self.by_secret: dict[Key, set[str]] = {}  # (namespace, secret) -> server names (watch_secrets only)
+        self.secret_refs: dict[Key, tuple[str, ...]] = {}  # (namespace, server) -> secrets
+        self.secret_versions: dict[Key, str] = {}  # (namespace, secret) -> uid/resourceVersion
         self.queue: asyncio.Queue[Key] = asyncio.Queue()
         self.queued: set[Key] = set()
         self.running: set[Key] = set()
@@ -131,12 +155,8 @@ class Controller:
                 "status": body.get("status") or {},
             }
         old = self.refs.pop(key, None)
-        if old is not None:
-            users = self.by_configmap.get((namespace, old))
-            if users is not None:
-                users.discard(name)
-                if not users:
-                    del self.by_configmap[(namespace, old)]
+        _unindex(self.by_configmap, namespace, () if old is None else (old,), name)
+        _unindex(self.by_secret, namespace, self.secret_refs.pop(key, ()), name)
         if deleted:
             for table in (self.plans, self.announced, self.cleaned, self.failures, self.bodies, self.deps):
                 table.pop(key, None)
@@ -150,16 +170,29 @@ class Controller:
         if cm:
             self.refs[key] = cm
             self.by_configmap.setdefault((namespace, cm), set()).add(name)
+        secrets = tuple(s["name"] for s in (spec or {}).get("secrets") or () if isinstance(s, dict) and s.get("name"))
+        if secrets and self.watch_secrets:
+            self.secret_refs[key] = secrets
+            for secret in secrets:
+                self.by_secret.setdefault((namespace, secret), set()).add(name)
         self.enqueue(key)
 
     def observe_configmap(self, namespace: str, name: str, version: str | None = None) -> None:
-        users = self.by_configmap.get((namespace, name))
+        self._observe(self.by_configmap, self.cm_versions, namespace, name, version)
+
+    def observe_secret(self, namespace: str, name: str, version: str | None = None) -> None:
+        self._observe(self.by_secret, self.secret_versions, namespace, name, version)
+
+    def _observe(self, index: dict[Key, set[str]], versions: dict[Key, str], namespace: str, name: str,
+                 version: str | None) -> None:
+        """A referenced object changed (``version`` None: deleted): queue the servers that use it."""
+        users = index.get((namespace, name))
         if not users:
             return
         if version:
-            self.cm_versions[(namespace, name)] = version
+            versions[(namespace, name)] = version
         else:
-            self.cm_versions.pop((namespace, name), None)
+            versions.pop((namespace, name), None)
         for server in users:
             self.enqueue((namespace, server))
 
@@ -200,22 +233,23 @@ class Controller:
                     self.dirty.discard(key)
                     self.enqueue(key)
 
-    async def watch_configmaps(self) -> None:
-        url = path("v1", "configmaps")
+    async def watch_references(self, resource: str, observe, versions: dict[Key, str], selector: str | None = None) -> None:
+        """Keep ``versions`` of the referenced ``resource`` (configmaps, secrets) from a metadata-only watch."""
+        url = path("v1", resource)
         while True:
             try:
-                async for kind, meta in self.kube.watch_metadata(url, label_selector=self.configmap_selector):
+                async for kind, meta in self.kube.watch_metadata(url, label_selector=selector):
                     if kind == "RESYNC":
-                        self.cm_versions.clear()
+                        versions.clear()
                         for key in list(self.refs):
                             self.enqueue(key)
                     elif meta.get("namespace") and meta.get("name"):
-                        version = None if kind == "DELETED" else f"{meta.get('uid')}/{meta.get('resourceVersion')}"
-                        self.observe_configmap(meta["namespace"], meta["name"], version)
+                        version = None if kind == "DELETED" else _version(meta)
+                        observe(meta["namespace"], meta["name"], version)
             except asyncio.CancelledError:
                 raise
             except Exception as e:
-                log.warning("configmap watch failed (%s); restarting in 2s", e)
+                log.warning("%s watch failed (%s); restarting in 2s", resource, e)
                 await asyncio.sleep(2)
 
     async def resync(self, every: float) -> None:
@@ -233,7 +267,11 @@ class Controller:
 
         all_rules()
         self.tasks = [asyncio.create_task(self.worker()) for _ in range(self.workers)]
-        self.tasks.append(asyncio.create_task(self.watch_configmaps()))
+        self.tasks.append(asyncio.create_task(
+            self.watch_references("configmaps", self.observe_configmap, self.cm_versions, self.configmap_selector)))
+        if self.watch_secrets:
+            self.tasks.append(asyncio.create_task(
+                self.watch_references("secrets", self.observe_secret, self.secret_versions)))
         if resync > 0:
             self.tasks.append(asyncio.create_task(self.resync(resync)))
 
@@ -324,7 +362,7 @@ class Controller:
                 await self.write_status(server, status, [rollout.condition("ConfigValid", False, "ConfigMapNotFound", msg, generation)],
                                         dep=dep, phase="Degraded" if dep else "Pending")
                 return
-            version = f"{cm['metadata']['uid']}/{cm['metadata']['resourceVersion']}"
+            version = _version(cm["metadata"])
             # never overwrite what the watch reported meanwhile: it may be newer than this GET
             self.cm_versions.setdefault(cm_key, version)
             cm_audit = rollout.audit_count(cm["metadata"].get("annotations") or {})
@@ -376,9 +414,10 @@ class Controller:
                     if e.status != 409:
                         raise
             self.written[cm_url] = plan.hash
-        dep_body = rollout.deployment(server, plan)
-        previous_hash = (((dep or {}).get("spec") or {}).get("template", {}).get("metadata", {}).get("annotations") or {}).get(
-            rollout.ANNOTATION_HASH)
+        deployed = ((dep or {}).get("spec") or {}).get("template", {}).get("metadata", {}).get("annotations") or {}
+        secrets_version = await self.secrets_version(server, plan.spec, deployed.get(rollout.ANNOTATION_SECRETS))
+        dep_body = rollout.deployment(server, plan, secrets_version=secrets_version)
+        previous_hash = deployed.get(rollout.ANNOTATION_HASH)
         changed, dep = await self.apply_if_changed(dep_url, dep_body, live=dep)
         dep = _slim(dep)
         if changed:
@@ -391,6 +430,10 @@ class Controller:
                                  f"deploying ConfigMap {cm_body['metadata']['name']} "
                                  f"({len(plan.modules)} modules: {', '.join(m.name for m in plan.modules)})",
                                  once=plan.hash)
+            elif secrets_version != deployed.get(rollout.ANNOTATION_SECRETS) and deployed.get(rollout.ANNOTATION_SECRETS):
+                ROLLOUTS.inc()
+                await self.event(server, "Normal", "SecretsChanged", "a Secret of spec.secrets changed (a renewed "
+                                 "certificate?); rolling the pods, since httpd reads it only at start", once=secrets_version)
         # the Service after the Deployment: a Service that cannot be made (no cluster IP left, a
         # conflicting object) must not hold back a rollout that passed the gate
         svc_url = path("v1", "services", namespace, name)
@@ -420,6 +463,28 @@ class Controller:
             [rollout.condition("ConfigValid", True, "ConfigTestPassed", result.output[:500], generation), migrated],
             dep=dep, phase=None, deployed_hash=plan.hash, configmap=cm_body["metadata"]["name"],
         )
+
+    async def secrets_version(self, server: dict, spec, deployed: str | None) -> str | None:
+        """The pod template's ``httpd24.io/secrets-version``: a digest of the versions of ``spec.secrets``, so a
+        renewed certificate rolls the pods (with ``watch_secrets``). While a Secret is missing, what is
+        deployed stays: new pods could not start, and the running ones keep serving."""
+        if not self.watch_secrets or not spec.secrets:
+            return None
+        namespace = server["metadata"]["namespace"]
+        versions = []
+        for secret in spec.secrets:
+            key = (namespace, secret.name)
+            version = self.secret_versions.get(key)
+            if version is None:
+                meta = await self.kube.get_metadata(path("v1", "secrets", namespace, secret.name))
+                if meta is None:
+                    await self.event(server, "Warning", "SecretNotFound",
+                                     f"Secret {namespace}/{secret.name} of spec.secrets not found: new pods cannot start "
+                                     f"until it exists; the running ones keep serving", once=f"secret:{secret.name}")
+                    return deployed
+                version = self.secret_versions.setdefault(key, _version(meta))  # the watch may be newer
+            versions.append(version)
+        return _digest(versions)
 
     @staticmethod
     def migrated_condition(plan: rollout.Plan, generation: int | None) -> dict:
@@ -509,6 +574,7 @@ async def _startup(settings: kopf.OperatorSettings, **_: Any) -> None:
         Kube(), Gate(),
         workers=int(os.environ.get("HTTPD24_OPERATOR_WORKERS", "16")),
         configmap_selector=os.environ.get("HTTPD24_CONFIGMAP_SELECTOR") or None,
+        watch_secrets=os.environ.get("HTTPD24_WATCH_SECRETS", "").lower() in ("1", "true", "yes", "on"),
     )
     _controller.start(resync=float(os.environ.get("HTTPD24_OPERATOR_RESYNC", "600")))
 

@@ -24,6 +24,8 @@ LABEL_SERVER = "httpd24.io/server"
 LABEL_MANAGED = "app.kubernetes.io/managed-by"
 ANNOTATION_HASH = "httpd24.io/config-hash"
 ANNOTATION_AUDIT = "httpd24.io/audit-findings"
+#: On the pod template: a digest of the versions of spec.secrets (only when the operator watches Secrets).
+ANNOTATION_SECRETS = "httpd24.io/secrets-version"
 RUN_AS = 33  # www-data in the official (Debian-based) httpd image
 CONDITION_TYPES = ("ConfigValid", "Migrated", "RolledOut", "Ready")
 _DNS_LABEL = re.compile(r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$")
@@ -259,8 +261,11 @@ def configmap(server: Mapping[str, Any], p: Plan) -> dict[str, Any]:
     return body
 
 
-def deployment(server: Mapping[str, Any], p: Plan) -> dict[str, Any]:
-    """The Deployment: non-root, read-only root filesystem, no capabilities, mounting the generated ConfigMap."""
+def deployment(server: Mapping[str, Any], p: Plan, secrets_version: str | None = None) -> dict[str, Any]:
+    """The Deployment: non-root, read-only root filesystem, no capabilities, mounting the generated ConfigMap.
+
+    ``secrets_version`` (see :data:`ANNOTATION_SECRETS`) goes on the pod template, so a change rolls the pods.
+    """
     name = server["metadata"]["name"]
     spec = p.spec
     ports = [{"name": n, "containerPort": port, "protocol": "TCP"} for n, port in zip(port_names(p), p.ports)]
@@ -312,7 +317,8 @@ def deployment(server: Mapping[str, Any], p: Plan) -> dict[str, Any]:
             "selector": {"matchLabels": {LABEL_SERVER: name}},
             "strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 0, "maxSurge": 1}},
             "template": {
-                "metadata": {"labels": labels(name), "annotations": {ANNOTATION_HASH: p.hash}},
+                "metadata": {"labels": labels(name), "annotations": {
+                    ANNOTATION_HASH: p.hash, **({ANNOTATION_SECRETS: secrets_version} if secrets_version else {})}},
                 "spec": {
                     "automountServiceAccountToken": False,
                     "enableServiceLinks": False,

@@ -126,6 +126,15 @@ class Kube:
                 return None
             raise
 
+    async def get_metadata(self, url: str) -> dict | None:
+        """An object's ``metadata`` only (``PartialObjectMetadata``): a Secret's data never crosses the wire."""
+        try:
+            return (await self.request("GET", url, accept=_METADATA_WATCH)).get("metadata") or {}
+        except ApiError as e:
+            if e.status == 404:
+                return None
+            raise
+
     async def apply(self, url: str, body: Mapping[str, Any]) -> dict:
         """Server-side apply (create or update) as field manager ``httpd24-operator``."""
         return await self.request(
@@ -195,5 +204,5 @@ class Kube:
                         if kind != "BOOKMARK":
                             yield kind, obj.get("metadata") or {}
             except (aiohttp.ClientError, asyncio.TimeoutError) as e:
-                log.info("configmap watch interrupted (%s); resuming", e)
+                log.info("watch of %s interrupted (%s); resuming", url, e)
                 await asyncio.sleep(1)
