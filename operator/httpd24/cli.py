@@ -16,7 +16,7 @@ import os
 import sys
 from typing import Iterable, Sequence
 
-from . import __version__, inputs, report
+from . import __version__, inputs, manifest_edit, report
 from .config import ParseError, Target
 from .config.gcpause import gc_paused
 from .engine import Applicability, Finding, Severity, all_rules, get, lint, migrate
@@ -166,25 +166,45 @@ def _configmap_yaml(source: inputs.Source, migration: Migration) -> str:
 
 
 def _write(source: inputs.Source, migration: Migration, err) -> bool:
-    """Write the changed files (each atomically, keeping its permissions); False if one could not be."""
+    """Write the changed files (each atomically, keeping its permissions); False if one could not be.
+
+    A ConfigMap's manifest gets only its changed values replaced (:mod:`httpd24.manifest_edit`).
+    """
+    if source.kind == "configmap":
+        if not migration.changed or source.manifest is None:
+            return True
+        try:
+            with open(source.manifest, encoding="utf-8") as handle:
+                text = handle.read()
+            values = {name: migration.files[name].decode("utf-8") for name in sorted(migration.changed)}
+            new = manifest_edit.rewrite(source.manifest, text, source.manifest_index, values)
+        except (OSError, UnicodeDecodeError, manifest_edit.ManifestEditError) as error:
+            err.write(f"httpd24: {source.label}: not written: {error}\n")
+            return False
+        return _replace_file(source.manifest, new.encode("utf-8"), err)
     ok = True
     for name in sorted(migration.changed):
         path = source.paths.get(name)
-        if path is None:
-            continue
-        tmp = path + ".httpd24.tmp"
-        try:
-            mode = os.stat(path).st_mode & 0o7777
-            with open(tmp, "wb") as handle:
-                handle.write(migration.files[name])
-            os.chmod(tmp, mode)
-            os.replace(tmp, path)
-        except OSError as error:
-            err.write(f"httpd24: cannot write {path}: {error.strerror}; it is left as it was\n")
-            if os.path.isfile(tmp):  # our own half-written temp file, nothing else
-                os.unlink(tmp)
-            ok = False
+        if path is not None:
+            ok &= _replace_file(path, migration.files[name], err)
     return ok
+
+
+def _replace_file(path: str, data: bytes, err) -> bool:
+    """``path`` now holds ``data`` (atomically, with its permissions), or it is left as it was and False."""
+    tmp = path + ".httpd24.tmp"
+    try:
+        mode = os.stat(path).st_mode & 0o7777
+        with open(tmp, "wb") as handle:
+            handle.write(data)
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except OSError as error:
+        err.write(f"httpd24: cannot write {path}: {error.strerror}; it is left as it was\n")
+        if os.path.isfile(tmp):  # our own half-written temp file, nothing else
+            os.unlink(tmp)
+        return False
+    return True
 
 
 def _summary(source: inputs.Source, migration: Migration, err) -> None:
@@ -209,10 +229,6 @@ def _summary(source: inputs.Source, migration: Migration, err) -> None:
 
 def cmd_migrate(args: argparse.Namespace, out, err) -> int:
     sources, failed = _sources(args.paths, err)
-    if args.write and any(s.kind == "configmap" for s in sources):
-        err.write("httpd24: --write does not rewrite Kubernetes manifests (their YAML layout would be lost); "
-                  "print the migrated ConfigMap without --write, or use --diff\n")
-        return 2
     target = _target(args)
     select, ignore = _split_codes(args.select), _split_codes(args.ignore)
     applicability = Applicability.SAFE if args.fix_level == "safe" else Applicability.PRESERVE

@@ -118,7 +118,20 @@ def test_configmap_manifest_input(tmp_path):
     assert out.startswith(f"{manifest}[shop/web]:extra.conf:1:1: HT101 ")
     code, out, err = run("migrate", "--select", "HT101", str(manifest))
     assert "kind: ConfigMap" in out and "MaxRequestWorkers 10" in out
-    assert run("migrate", "--write", str(manifest))[0] == 2
+    before = manifest.read_text()
+    assert run("migrate", "--write", "--select", "HT101", str(manifest))[0] == 0
+    # only the migrated line changed: flow-style metadata, key order and the other value are as written
+    assert manifest.read_text() == before.replace("MaxClients 10", "MaxRequestWorkers 10")
+    assert run("migrate", "--check", "--select", "HT101", str(manifest))[0] == 0
+
+
+def test_manifest_that_cannot_be_rewritten_in_place_is_left_alone(tmp_path):
+    manifest = tmp_path / "cm.yaml"
+    text = 'kind: ConfigMap\nmetadata: {name: web}\ndata:\n  httpd.conf: "MaxClients 10\\n"\n'
+    manifest.write_text(text)
+    code, _, err = run("migrate", "--write", "--select", "HT101", str(manifest))
+    assert code == 2 and manifest.read_text() == text
+    assert f"{manifest}:4: data.httpd.conf: the value is not a literal block (key: |) -> write it as one" in err
 
 
 def test_rules_and_explain():

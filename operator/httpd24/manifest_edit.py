@@ -1,0 +1,136 @@
+"""Rewriting ConfigMap values inside a YAML manifest without touching any other byte.
+
+``httpd24 migrate --write`` on a manifest kept in Git must change the migrated
+configuration and nothing else: not the comments, the key order, the quoting or
+the other objects of the file. A YAML library that loads and dumps the file
+would normalise all of those, so the value's own bytes are replaced instead, the
+way tomlkit and LibCST edit their documents: the composer gives the span of
+each value, and a literal block scalar (``key: |``, the form nearly every
+ConfigMap uses for files) is re-emitted with the same header style and indent.
+
+Every edit is checked: the new manifest must load to the same objects with only
+the edited values changed. Anything else (a quoted or folded value, a JSON
+manifest, text YAML cannot hold in a block) raises :class:`ManifestEditError`
+with what to do, and nothing is written.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Mapping
+
+import yaml
+
+from .inputs import load_manifest_objects
+
+#: Characters a YAML literal block can hold (the printable set of YAML 1.1, tab and line feed).
+_UNPRINTABLE = re.compile("[^\x09\x0a\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_HEADER = re.compile(r"^\|(?P<indicators>[-+0-9]*)(?P<rest>.*)$")
+
+
+class ManifestEditError(Exception):
+    """A value that cannot be rewritten in place; the message says which and what to do."""
+
+
+def _object_nodes(text: str) -> list[yaml.MappingNode]:
+    """The mapping nodes of the manifest's objects, in the order of :func:`inputs.load_manifest_objects`."""
+    out: list[yaml.MappingNode] = []
+    for doc in yaml.compose_all(text, Loader=yaml.SafeLoader):
+        if not isinstance(doc, yaml.MappingNode):
+            continue
+        kind = _get(doc, "kind")
+        items = _get(doc, "items")
+        if isinstance(kind, yaml.ScalarNode) and kind.value == "List" and isinstance(items, yaml.SequenceNode):
+            out.extend(n for n in items.value if isinstance(n, yaml.MappingNode))
+        else:
+            out.append(doc)
+    return out
+
+
+def _get(node: yaml.MappingNode, key: str) -> yaml.Node | None:
+    for k, v in node.value:
+        if isinstance(k, yaml.ScalarNode) and k.value == key:
+            return v
+    return None
+
+
+def _block(old: str, value: str, where: str) -> str:
+    """``value`` as a literal block scalar replacing ``old`` (the text of the original one, header included)."""
+    header, _, body = old.partition("\n")
+    match = _HEADER.match(header)
+    if match is None:
+        raise ManifestEditError(f"{where}: the value is not a literal block (key: |) -> write it as one, then run again")
+    indicators, rest = match.group("indicators"), match.group("rest")
+    lines = body.split("\n")
+    content = [line for line in lines if line.strip()]
+    if not content:
+        raise ManifestEditError(f"{where}: the value is an empty block -> write the configuration into it, then run again")
+    indent = len(content[0]) - len(content[0].lstrip(" "))
+    # What follows the last content line (blank lines) belongs to the file, not to the value, unless "keep" (|+).
+    last = max(i for i, line in enumerate(lines) if line.strip())
+    tail = "" if "+" in indicators else "\n".join(lines[last + 1:])
+    if _UNPRINTABLE.search(value) or "\r" in value:
+        raise ManifestEditError(f"{where}: the migrated text holds characters a YAML block cannot -> print the "
+                                f"ConfigMap without --write and apply it with kubectl")
+    digits = "".join(c for c in indicators if c.isdigit())
+    first = next((line for line in value.split("\n") if line.strip()), None)
+    if first is None:
+        raise ManifestEditError(f"{where}: the migrated text is blank -> print the ConfigMap without --write")
+    leading = value.split("\n")[:value.split("\n").index(first)]
+    if (first[:1] == " " or any(leading)) and not digits:
+        raise ManifestEditError(f"{where}: the migrated text starts with spaces, which a block without an "
+                                f"indentation indicator cannot hold -> print the ConfigMap without --write")
+    stripped = value.rstrip("\n")
+    trailing = len(value) - len(stripped)
+    chomp = "-" if trailing == 0 else ("" if trailing == 1 else "+")
+    blank = trailing - 1
+    if chomp == "+":  # "keep" makes the blank lines after the block, the file's too, part of the value
+        blank -= tail.count("\n")
+        if blank < 0:
+            raise ManifestEditError(f"{where}: the migrated text ends in fewer blank lines than follow the block -> "
+                                    f"print the ConfigMap without --write")
+    text_lines = stripped.split("\n") + [""] * max(blank, 0)
+    new_body = "\n".join((" " * indent + line) if line else "" for line in text_lines)
+    return f"|{digits}{chomp}{rest}\n{new_body}\n{tail}"
+
+
+def rewrite(path: str, text: str, index: int, values: Mapping[str, str]) -> str:
+    """``text`` (the manifest at ``path``) with ``data`` values of its ``index``-th object replaced by ``values``."""
+    if path.endswith(".json"):
+        raise ManifestEditError(f"{path}: JSON manifests are not rewritten in place -> print the ConfigMap "
+                                f"without --write, or keep the manifest as YAML")
+    try:
+        nodes = _object_nodes(text)
+    except yaml.YAMLError as error:
+        raise ManifestEditError(f"{path}: not valid YAML ({error})") from None
+    if index >= len(nodes) or not isinstance(_get(nodes[index], "data"), yaml.MappingNode):
+        raise ManifestEditError(f"{path}: the ConfigMap has no data mapping here -> print it without --write")
+    data = _get(nodes[index], "data")
+    spans = []
+    for key, value in values.items():
+        node = _get(data, key)  # type: ignore[arg-type]
+        where = f"{path}:{(node.start_mark.line + 1) if node else '?'}: data.{key}"
+        if not isinstance(node, yaml.ScalarNode) or node.style != "|":
+            raise ManifestEditError(f"{where}: the value is not a literal block (key: |) -> write it as one "
+                                    f"(or print the ConfigMap without --write), then run again")
+        start, end = node.start_mark.index, node.end_mark.index
+        spans.append((start, end, _block(text[start:end], value, where)))
+    out = text
+    for start, end, new in sorted(spans, reverse=True):
+        out = out[:start] + new + out[end:]
+    _check(path, text, out, index, values)
+    return out
+
+
+def _check(path: str, before: str, after: str, index: int, values: Mapping[str, str]) -> None:
+    """The rewritten manifest loads to the same objects, but for the new values."""
+    expected = load_manifest_objects(path, before.encode("utf-8"))
+    expected[index] = dict(expected[index], data=dict(expected[index]["data"], **values))
+    try:
+        got = load_manifest_objects(path, after.encode("utf-8"))
+    except Exception as error:  # InputError: not valid YAML any more
+        got = [str(error)]
+    if got != expected:
+        raise ManifestEditError(f"{path}: the rewritten manifest would not hold exactly the migrated values "
+                                f"(a bug in httpd24: please report it) -> nothing was written; print the ConfigMap "
+                                f"without --write")

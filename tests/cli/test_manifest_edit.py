@@ -1,0 +1,103 @@
+"""Rewriting ConfigMap values in a manifest: only the value's bytes change, and every result is checked."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+import yaml
+
+from httpd24.inputs import load_manifest_objects
+from httpd24.manifest_edit import ManifestEditError, rewrite
+
+MANIFEST = """\
+# Site configuration, kept in Git
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: web   # the Deployment mounts this
+  labels: {httpd24.io/config: "true"}
+data:
+  httpd.conf: |
+    ServerName www.example.org
+    MaxClients 150
+
+  other.conf: |-
+      Listen 8080
+  # a comment between keys
+  note: 'not a file'
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: second}
+data:
+  httpd.conf: |+
+    MaxClients 5
+
+"""
+
+
+def test_only_the_values_bytes_change_whatever_their_chomping_and_indent():
+    out = rewrite("cm.yaml", MANIFEST, 0, {"httpd.conf": "ServerName www.example.org\nMaxRequestWorkers 150\n",
+                                           "other.conf": "Listen 8080\nListen 8443"})
+    assert out == MANIFEST.replace("MaxClients 150", "MaxRequestWorkers 150").replace(
+        "      Listen 8080\n", "      Listen 8080\n      Listen 8443\n")
+    second = rewrite("cm.yaml", MANIFEST, 1, {"httpd.conf": "MaxRequestWorkers 5\n\n"})
+    assert second == MANIFEST.replace("MaxClients 5", "MaxRequestWorkers 5")
+
+
+@pytest.mark.parametrize("value", ["A\n", "A", "A\n\n\n", "A\n\n  B\n", "\tTabbed\nLine\n", "é ü 日本\n", "#x\n"])
+def test_any_value_loads_back_exactly(value):
+    out = rewrite("cm.yaml", MANIFEST, 0, {"httpd.conf": value})
+    objects = load_manifest_objects("cm.yaml", out.encode())
+    assert objects[0]["data"]["httpd.conf"] == value
+    assert objects[1] == load_manifest_objects("cm.yaml", MANIFEST.encode())[1]
+    assert out.split("data:")[0] == MANIFEST.split("data:")[0]  # nothing before the value moved
+
+
+@pytest.mark.parametrize("manifest, message", [
+    ('kind: ConfigMap\ndata:\n  httpd.conf: "A\\n"\n', "cm.yaml:3: data.httpd.conf: the value is not a literal block"),
+    ("kind: ConfigMap\ndata:\n  httpd.conf: >\n    A\n", "cm.yaml:3: data.httpd.conf: the value is not a literal block"),
+    ("kind: ConfigMap\nmetadata: {name: x}\n", "the ConfigMap has no data mapping here"),
+])
+def test_values_that_cannot_be_edited_in_place_say_what_to_do(manifest, message):
+    with pytest.raises(ManifestEditError) as caught:
+        rewrite("cm.yaml", manifest, 0, {"httpd.conf": "B\n"})
+    assert message in str(caught.value) and "->" in str(caught.value)
+
+
+def test_text_a_block_cannot_hold_is_refused():
+    with pytest.raises(ManifestEditError, match="characters a YAML block cannot"):
+        rewrite("cm.yaml", MANIFEST, 0, {"httpd.conf": "A\x00B\n"})
+    with pytest.raises(ManifestEditError, match="starts with spaces"):
+        rewrite("cm.yaml", MANIFEST, 0, {"httpd.conf": "  Indented\n"})
+    with pytest.raises(ManifestEditError, match="JSON manifests"):
+        rewrite("cm.json", "{}", 0, {"httpd.conf": "A\n"})
+
+
+def test_a_list_manifest_addresses_its_items_like_the_reader():
+    listed = yaml.safe_dump({"kind": "List", "items": [{"kind": "ConfigMap", "data": {"a": "x"}}]})
+    listed = listed.replace("a: x", "a: |\n      x")
+    assert load_manifest_objects("l.yaml", listed.encode())[0]["data"] == {"a": "x\n"}
+    out = rewrite("l.yaml", listed, 0, {"a": "y\n"})
+    assert load_manifest_objects("l.yaml", out.encode())[0]["data"] == {"a": "y\n"}
+
+
+def test_random_values_either_load_back_exactly_or_are_refused_for_a_stated_reason():
+    rnd = random.Random(20261122)
+    alphabet = ["a", "b", " ", "\t", "#", ":", "-", "|", ">", "'", '"', "é", "\n", "\n", "\n", "%", "{", "}"]
+    written = 0
+    for _ in range(3000):
+        value = "".join(rnd.choice(alphabet) for _ in range(rnd.randrange(0, 30)))
+        index = rnd.choice([0, 1])
+        key = rnd.choice(["httpd.conf", "other.conf"]) if index == 0 else "httpd.conf"
+        try:
+            out = rewrite("cm.yaml", MANIFEST, index, {key: value})
+        except ManifestEditError as error:
+            assert "starts with spaces" in str(error) or "is blank" in str(error), (value, str(error))
+            continue
+        written += 1
+        assert load_manifest_objects("cm.yaml", out.encode())[index]["data"][key] == value
+        start = MANIFEST.index(f"  {key}:", MANIFEST.index("data:", MANIFEST.index("name: second") if index else 0))
+        assert out[:start] == MANIFEST[:start]  # nothing before the edited value changed
+    assert written > 2500
