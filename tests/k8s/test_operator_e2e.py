@@ -218,6 +218,12 @@ def test_22_config_rolls_out_on_kwok_and_the_mounted_files_serve_spec_4(cluster,
 
     svc = get(cluster, "service", "web", ns)
     assert svc["spec"]["ports"][0]["port"] == 8080 and svc["spec"]["selector"] == {rollout.LABEL_SERVER: "web"}
+    # the disruption budget covers exactly these pods: the real disruption controller counts them
+    pdb = wait_for("PodDisruptionBudget counts the pods", lambda: (lambda p: p if ((p or {}).get("status") or {}).get(
+        "currentHealthy") == 2 else None)(get(cluster, "poddisruptionbudget", "web", ns)), operator=operator)
+    assert pdb["spec"]["maxUnavailable"] == 1 and pdb["status"]["expectedPods"] == 2
+    assert pdb["status"]["disruptionsAllowed"] == 1  # a node drain evicts one pod at a time
+    assert pdb["metadata"]["ownerReferences"][0]["uid"] == live["metadata"]["uid"]
     # the user's ConfigMap was never written (no kopf annotations, same version)
     user_cm = get(cluster, "configmap", "site", ns)
     assert not any(k.startswith("kopf.") for k in (user_cm["metadata"].get("annotations") or {}))

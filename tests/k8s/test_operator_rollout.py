@@ -62,6 +62,19 @@ def test_deployment_is_owned_hardened_and_mounts_the_hashed_configmap():
     assert dep["spec"]["strategy"]["rollingUpdate"]["maxUnavailable"] == 0
 
 
+def test_pods_spread_over_nodes_and_a_budget_lets_one_go_at_a_time():
+    pod = rollout.deployment(SERVER, _plan())["spec"]["template"]["spec"]
+    assert pod["topologySpreadConstraints"] == [{
+        "maxSkew": 1, "topologyKey": "kubernetes.io/hostname", "whenUnsatisfiable": "ScheduleAnyway",
+        "labelSelector": {"matchLabels": {rollout.LABEL_SERVER: "web"}}}]
+    pdb = rollout.disruption_budget(SERVER)
+    assert pdb["spec"] == {"maxUnavailable": 1, "selector": {"matchLabels": {rollout.LABEL_SERVER: "web"}}}
+    assert pdb["metadata"]["ownerReferences"] == [rollout.owner_reference(SERVER)]
+    # the selectors pick the Deployment's pods
+    dep = rollout.deployment(SERVER, _plan())
+    assert pdb["spec"]["selector"]["matchLabels"].items() <= dep["spec"]["template"]["metadata"]["labels"].items()
+
+
 def test_low_port_gets_unprivileged_port_sysctl_and_service_ports():
     p = _plan(ports=(80, 443))
     pod = rollout.deployment(SERVER, p)["spec"]["template"]["spec"]

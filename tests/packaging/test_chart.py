@@ -125,6 +125,7 @@ def test_rbac_least_privilege(render):
         ("", "namespaces"): {"get", "list", "watch"},
         ("", "configmaps"): {"get", "list", "watch", "create", "delete"},
         ("", "services"): {"get", "create", "patch"},
+        ("policy", "poddisruptionbudgets"): {"get", "create", "patch"},
         ("", "events"): {"create"},
         ("apps", "deployments"): {"get", "list", "watch", "create", "patch"},
         ("apiextensions.k8s.io", "customresourcedefinitions"): {"get", "list", "watch"},
@@ -162,7 +163,9 @@ def test_ownership_policy_matches_only_the_operator_identity(render):
     assert policy["spec"]["matchConditions"][0]["expression"] == (
         'request.userInfo.username == "system:serviceaccount:httpd24-system:httpd24"')
     resources = {r for rule in policy["spec"]["matchConstraints"]["resourceRules"] for r in rule["resources"]}
-    assert resources == {"deployments", "services", "configmaps"}
+    # every kind of object the operator may create, change or delete (but its Events and its own status)
+    writes = {r for rule, role in _rules(docs) if role["metadata"]["name"].endswith("-write") for r in rule["resources"]}
+    assert resources == writes - {"events", "httpdservers/status"} == {"deployments", "services", "configmaps", "poddisruptionbudgets"}
     binding = one(docs, "ValidatingAdmissionPolicyBinding")
     assert binding["spec"] == {"policyName": policy["metadata"]["name"], "validationActions": ["Deny"]}
     assert not by_kind(render.template("rbac.ownershipPolicy=false"), "ValidatingAdmissionPolicy")

@@ -181,6 +181,8 @@ def test_migrate_and_rollout_as_the_service_account(cluster, local):
         assert {c["type"]: c["status"] for c in pod["status"]["conditions"]}["Ready"] == "True"
     dep = json.loads(cluster.kubectl("get", "deployment", "server-info", "-n", ns, "-o", "json").stdout)
     assert dep["metadata"]["ownerReferences"][0]["kind"] == "HttpdServer"
+    pdb = json.loads(cluster.kubectl("get", "poddisruptionbudget", "server-info", "-n", ns, "-o", "json").stdout)
+    assert pdb["metadata"]["ownerReferences"][0]["kind"] == "HttpdServer"  # made under the chart's policy
     # nothing the operator needed was refused
     log = local["operator"].logs(tail=200_000)
     assert "forbidden" not in log.lower(), log[-3000:]

@@ -160,8 +160,8 @@ class Controller:
         if deleted:
             for table in (self.plans, self.announced, self.cleaned, self.failures, self.bodies, self.deps):
                 table.pop(key, None)
-            prefix = path("v1", "services", namespace, name)
-            self.written.pop(prefix, None)
+            self.written.pop(path("v1", "services", namespace, name), None)
+            self.written.pop(path("policy/v1", "poddisruptionbudgets", namespace, name), None)
             cm_prefix = path("v1", "configmaps", namespace, f"{name}-")
             for url in [u for u in self.written if u.startswith(cm_prefix)]:
                 del self.written[url]
@@ -434,6 +434,10 @@ class Controller:
                 ROLLOUTS.inc()
                 await self.event(server, "Normal", "SecretsChanged", "a Secret of spec.secrets changed (a renewed "
                                  "certificate?); rolling the pods, since httpd reads it only at start", once=secrets_version)
+        pdb_url = path("policy/v1", "poddisruptionbudgets", namespace, name)
+        if self.written.get(pdb_url) != "applied":
+            await self.apply_if_changed(pdb_url, rollout.disruption_budget(server))
+            self.written[pdb_url] = "applied"
         # the Service after the Deployment: a Service that cannot be made (no cluster IP left, a
         # conflicting object) must not hold back a rollout that passed the gate
         svc_url = path("v1", "services", namespace, name)

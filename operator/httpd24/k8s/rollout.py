@@ -323,6 +323,11 @@ def deployment(server: Mapping[str, Any], p: Plan, secrets_version: str | None =
                     "automountServiceAccountToken": False,
                     "enableServiceLinks": False,
                     "securityContext": pod_security,
+                    # replicas on different nodes where the scheduler can (never a reason not to schedule)
+                    "topologySpreadConstraints": [{
+                        "maxSkew": 1, "topologyKey": "kubernetes.io/hostname", "whenUnsatisfiable": "ScheduleAnyway",
+                        "labelSelector": {"matchLabels": {LABEL_SERVER: name}},
+                    }],
                     "containers": [container],
                     "volumes": [
                         _config_volume(configmap_name(name, p.hash), spec),
@@ -347,6 +352,23 @@ def _config_volume(configmap_name: str, spec: HttpdServerSpec) -> dict[str, Any]
         items = [{"key": key, "path": f"{SECRETS_DIR}/{s.name}/{key}", "mode": 0o440} for key in s.keys]
         sources.append({"secret": {"name": s.name, "items": items}})
     return {"name": "config", "projected": {"sources": sources, "defaultMode": 0o444}}
+
+
+def disruption_budget(server: Mapping[str, Any]) -> dict[str, Any]:
+    """At most one pod evicted at a time (a node drain, a cluster upgrade): the others keep serving.
+    With one replica it still lets a drain proceed."""
+    name = server["metadata"]["name"]
+    return {
+        "apiVersion": "policy/v1",
+        "kind": "PodDisruptionBudget",
+        "metadata": {
+            "name": name,
+            "namespace": server["metadata"]["namespace"],
+            "labels": labels(name),
+            "ownerReferences": [owner_reference(server)],
+        },
+        "spec": {"maxUnavailable": 1, "selector": {"matchLabels": {LABEL_SERVER: name}}},
+    }
 
 
 def port_names(p: Plan) -> list[str]:
