@@ -216,6 +216,16 @@ def owner_reference(server: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def owned_metadata(server: Mapping[str, Any], name: str, annotations: dict[str, str] | None = None) -> dict[str, Any]:
+    """Metadata of an object the HttpdServer owns: its namespace, the operator's labels, the owner reference."""
+    meta: dict[str, Any] = {"name": name, "namespace": server["metadata"]["namespace"],
+                            "labels": labels(server["metadata"]["name"])}
+    if annotations:
+        meta["annotations"] = annotations
+    meta["ownerReferences"] = [owner_reference(server)]
+    return meta
+
+
 def labels(name: str) -> dict[str, str]:
     return {
         "app.kubernetes.io/name": "httpd",
@@ -246,13 +256,7 @@ def configmap(server: Mapping[str, Any], p: Plan) -> dict[str, Any]:
     body: dict[str, Any] = {
         "apiVersion": "v1",
         "kind": "ConfigMap",
-        "metadata": {
-            "name": configmap_name(name, p.hash),
-            "namespace": server["metadata"]["namespace"],
-            "labels": labels(name),
-            "annotations": {ANNOTATION_HASH: p.hash},
-            "ownerReferences": [owner_reference(server)],
-        },
+        "metadata": owned_metadata(server, configmap_name(name, p.hash), {ANNOTATION_HASH: p.hash}),
         "immutable": True,
         "data": data,
     }
@@ -304,13 +308,7 @@ def deployment(server: Mapping[str, Any], p: Plan, secrets_version: str | None =
     return {
         "apiVersion": "apps/v1",
         "kind": "Deployment",
-        "metadata": {
-            "name": name,
-            "namespace": server["metadata"]["namespace"],
-            "labels": labels(name),
-            "annotations": {ANNOTATION_HASH: p.hash},
-            "ownerReferences": [owner_reference(server)],
-        },
+        "metadata": owned_metadata(server, name, {ANNOTATION_HASH: p.hash}),
         "spec": {
             "replicas": spec.replicas,
             "revisionHistoryLimit": 5,
@@ -361,12 +359,7 @@ def disruption_budget(server: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "apiVersion": "policy/v1",
         "kind": "PodDisruptionBudget",
-        "metadata": {
-            "name": name,
-            "namespace": server["metadata"]["namespace"],
-            "labels": labels(name),
-            "ownerReferences": [owner_reference(server)],
-        },
+        "metadata": owned_metadata(server, name),
         "spec": {"maxUnavailable": 1, "selector": {"matchLabels": {LABEL_SERVER: name}}},
     }
 
@@ -388,12 +381,7 @@ def service(server: Mapping[str, Any], p: Plan) -> dict[str, Any]:
     return {
         "apiVersion": "v1",
         "kind": "Service",
-        "metadata": {
-            "name": name,
-            "namespace": server["metadata"]["namespace"],
-            "labels": labels(name),
-            "ownerReferences": [owner_reference(server)],
-        },
+        "metadata": owned_metadata(server, name),
         "spec": {
             **({"clusterIP": "None"} if p.spec.service == "Headless" else {}),
             "selector": {LABEL_SERVER: name},
