@@ -244,6 +244,9 @@ def cmd_migrate(args: argparse.Namespace, out, err) -> int:
             applicability=applicability,
         )
         progress.step(source.label)
+        if migration.cycle is not None:
+            failed |= _report_parse_errors(source, [migration.cycle], err)
+            continue
         would_change |= bool(migration.changed)
         needs_person |= any(f.severity is Severity.ERROR for f in migration.remaining)
         if args.check:
@@ -295,9 +298,13 @@ def cmd_modules(args: argparse.Namespace, out, err) -> int:
             failed = True
             continue
         configset = source.configset
-        if not args.as_is:
-            configset = migrate(configset, target=target, defaults=args.defaults).configset or configset
-        requirements = required_modules(configset, target=target)
+        try:
+            if not args.as_is:
+                configset = migrate(configset, target=target, defaults=args.defaults).configset or configset
+            requirements = required_modules(configset, target=target)
+        except ParseError as error:  # an Include cycle
+            failed |= _report_parse_errors(source, [error], err)
+            continue
         if args.format == "json":
             out.write(json.dumps(
                 {

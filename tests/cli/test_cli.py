@@ -237,3 +237,12 @@ def test_one_configuration_commands_load_and_analyse_with_the_collector_paused(t
         main([command, str(conf)], out=io.StringIO(), err=io.StringIO())
         assert seen == [False], command
         assert gc.isenabled()
+
+
+@pytest.mark.parametrize("command", ["lint", "migrate", "modules"])
+def test_an_include_cycle_is_an_error_at_its_line_in_every_command(tmp_path, command):
+    conf = tmp_path / "site.conf"
+    conf.write_text("MaxClients 5\nInclude *.conf\n")  # includes itself, as httpd would refuse
+    code, _, err = run(command, str(conf))
+    assert code == 2
+    assert f"{conf}:2:1: error: Include cycle: site.conf -> site.conf" in err and "internal error" not in err

@@ -79,6 +79,8 @@ class Migration:
     #: Fix passes thrown away because their result did not parse.
     failures: list[str] = field(default_factory=list)
     configset: ConfigSet | None = None
+    #: An Include cycle (in the input, or written by a fix): nothing could be checked past it.
+    cycle: ParseError | None = None
 
     @property
     def changed(self) -> set[str]:
@@ -116,6 +118,7 @@ def _migrate(configset, target, select, ignore, defaults, applicability) -> Migr
     applied: list[Finding] = []
     failures: list[str] = []
     current = configset
+    cycle: ParseError | None = None
     remaining: list[Finding] = []
     refused: set[tuple] = set()  # fixes that broke the text: never tried again
     careful = False  # after a broken pass, every fix is checked on its own
@@ -140,6 +143,7 @@ def _migrate(configset, target, select, ignore, defaults, applicability) -> Migr
             findings = check(Context.build(current, target, defaults), rules)
         except ParseError as error:  # an Include cycle
             failures.append(str(error))
+            cycle = error
             break
         # The pass that applies nothing is the answer: its findings are what remains.
         remaining = findings
@@ -189,5 +193,5 @@ def _migrate(configset, target, select, ignore, defaults, applicability) -> Migr
     files = {name: doc.render() for name, doc in current.documents.items()}
     for name, data in original.items():
         files.setdefault(name, data)  # files that did not parse are kept as they were
-    return Migration(files, original, applied, remaining, failures, current)
+    return Migration(files, original, applied, remaining, failures, current, cycle)
 
