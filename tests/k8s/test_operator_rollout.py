@@ -208,6 +208,14 @@ def test_secrets_the_volume_cannot_hold_are_refused_with_what_to_do(secrets, mes
     assert caught.value.reason == "InvalidSecrets" and message in caught.value.message
 
 
+def test_a_configmap_key_named_like_the_secrets_directory_is_refused():
+    cm = {"data": {"httpd.conf": TLS_CONF.decode(), "secrets": "x"}}
+    with pytest.raises(rollout.PlanError) as caught:
+        rollout.plan("web", "shop", _tls_spec([{"name": "site-tls"}]), cm)
+    assert caught.value.reason == "ReservedKey" and "has a key 'secrets'" in caught.value.message
+    assert rollout.plan("web", "shop", parse_spec({"configMapRef": {"name": "c"}}), cm).files["secrets"] == b"x"
+
+
 def test_secrets_join_the_configmap_in_one_projected_server_root():
     spec = _tls_spec([{"name": "site-tls"}, {"name": "client-ca", "keys": ["ca.crt"]}])
     p = rollout.plan("web", "shop", spec, {"data": {"httpd.conf": TLS_CONF.decode()}})

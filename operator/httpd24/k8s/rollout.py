@@ -124,6 +124,9 @@ def plan(name: str, namespace: str, spec: HttpdServerSpec, configmap: Mapping[st
             "set spec.configMapRef.entry",
         )
     secret_files = _secret_files(spec)
+    if secret_files and SECRETS_DIR in files:
+        raise PlanError("ReservedKey", f"ConfigMap {spec.configMapRef.name} has a key {SECRETS_DIR!r}, the directory where "
+                        "spec.secrets mounts the Secrets; rename the key")
     cs = api.load_mapping(files, entry=entry, server_root=mainconf.SERVER_ROOT)
     if cs.errors:
         raise PlanError("ParseError", "; ".join(str(e) for e in cs.errors[:5]))
