@@ -10,6 +10,7 @@ import pytest
 from httpd24.k8s import rollout
 from httpd24.k8s.models_server import MAIN_KEY, parse_spec
 from httpd24.k8s.operator import Controller
+from httpd24.k8s.rollout_api import ApiError
 from httpd24.k8s.rollout_gate import Gate
 
 CONF_22 = "User daemon\nMaxClients 150\n<Location /s>\n    SetHandler server-status\n    Order deny,allow\n    Deny from all\n    Allow from 127.0.0.1\n</Location>\n"
@@ -126,3 +127,68 @@ def test_plan_errors_name_the_problem(cm, spec, reason):
 def test_plan_refuses_a_name_that_cannot_name_a_service():
     with pytest.raises(rollout.PlanError, match="DNS label"):
         rollout.plan("web.v1", "ns", parse_spec({"configMapRef": {"name": "site"}}), _cm())
+
+
+class MemoryKube:
+    """The API as a dict of URL -> object; ``refuse`` URLs answer 403 to writes (RBAC of an older chart)."""
+
+    def __init__(self, objects: dict, refuse: str):
+        self.objects = copy.deepcopy(objects)
+        self.refuse = refuse
+        self.events: list[dict] = []
+
+    async def get(self, url):
+        return copy.deepcopy(self.objects.get(url))
+
+    async def get_metadata(self, url):
+        obj = self.objects.get(url)
+        return copy.deepcopy(obj["metadata"]) if obj else None
+
+    async def apply(self, url, body):
+        if self.refuse in url:
+            raise ApiError(403, f"cannot patch {url}")
+        self.objects[url] = copy.deepcopy(body)
+        return copy.deepcopy(body)
+
+    async def create(self, url, body):
+        if body.get("kind") == "Event":
+            self.events.append(body)
+        else:
+            self.objects[f"{url}/{body['metadata']['name']}"] = copy.deepcopy(body)
+        return body
+
+    async def merge_patch(self, url, body):
+        target = self.objects[url.removesuffix("/status")]
+        target.setdefault("status", {}).update(body["status"])
+        return copy.deepcopy(target)
+
+    async def list(self, url, *, label_selector=None):
+        return []
+
+    async def delete(self, url):
+        self.objects.pop(url, None)
+
+
+def test_a_refused_disruption_budget_does_not_hold_back_the_rollout():
+    from httpd24.k8s.rollout_api import path
+
+    server = {"apiVersion": "httpd24.io/v1alpha1", "kind": "HttpdServer",
+              "metadata": {"name": "web", "namespace": "a", "uid": "u-1", "generation": 1},
+              "spec": {"configMapRef": {"name": "site"}}}
+    objects = {path("httpd24.io/v1alpha1", "httpdservers", "a", "web"): server,
+               path("v1", "configmaps", "a", "site"): dict(_cm(), metadata={"name": "site", "uid": "c-1", "resourceVersion": "1"})}
+    kube = MemoryKube(objects, refuse="poddisruptionbudgets")
+
+    async def go():
+        c = Controller(kube=kube, gate=Gate(netns="off"), workers=1)  # type: ignore[arg-type]
+        await c.reconcile("a", "web")
+        return c
+
+    c = asyncio.run(go())
+    assert path("apps/v1", "deployments", "a", "web") in kube.objects  # rolled out
+    assert path("v1", "services", "a", "web") in kube.objects
+    assert [e["reason"] for e in kube.events if e["type"] == "Warning"] == ["DisruptionBudgetFailed"]
+    assert "cannot patch" in next(e["message"] for e in kube.events if e["reason"] == "DisruptionBudgetFailed")
+    conditions = {x["type"]: x for x in kube.objects[path("httpd24.io/v1alpha1", "httpdservers", "a", "web")]["status"]["conditions"]}
+    assert conditions["ConfigValid"]["status"] == "True"
+    assert c.written.get(path("policy/v1", "poddisruptionbudgets", "a", "web")) is None  # tried again later

@@ -434,12 +434,17 @@ class Controller:
                 ROLLOUTS.inc()
                 await self.event(server, "Normal", "SecretsChanged", "a Secret of spec.secrets changed (a renewed "
                                  "certificate?); rolling the pods, since httpd reads it only at start", once=secrets_version)
+        # the budget and the Service after the Deployment: one that cannot be made (no cluster IP left, a
+        # conflicting object, an older chart's RBAC) must not hold back a rollout that passed the gate
         pdb_url = path("policy/v1", "poddisruptionbudgets", namespace, name)
         if self.written.get(pdb_url) != "applied":
-            await self.apply_if_changed(pdb_url, rollout.disruption_budget(server))
-            self.written[pdb_url] = "applied"
-        # the Service after the Deployment: a Service that cannot be made (no cluster IP left, a
-        # conflicting object) must not hold back a rollout that passed the gate
+            try:
+                await self.apply_if_changed(pdb_url, rollout.disruption_budget(server))
+                self.written[pdb_url] = "applied"
+            except ApiError as e:
+                await self.event(server, "Warning", "DisruptionBudgetFailed", f"PodDisruptionBudget {name}: {e.message}",
+                                 once=f"pdb:{e.status}")
+                self.enqueue(key, 30)
         svc_url = path("v1", "services", namespace, name)
         if plan.spec.service == "None":
             if self.written.get(svc_url) != "none":
