@@ -192,3 +192,42 @@ def test_a_refused_disruption_budget_does_not_hold_back_the_rollout():
     conditions = {x["type"]: x for x in kube.objects[path("httpd24.io/v1alpha1", "httpdservers", "a", "web")]["status"]["conditions"]}
     assert conditions["ConfigValid"]["status"] == "True"
     assert c.written.get(path("policy/v1", "poddisruptionbudgets", "a", "web")) is None  # tried again later
+
+
+class WatchKube:
+    """Records the metadata watches started; each yields one RESYNC, then waits."""
+
+    def __init__(self):
+        self.watched: list[str] = []
+
+    async def watch_metadata(self, url, *, label_selector=None):
+        self.watched.append(url)
+        yield "RESYNC", {}
+        await asyncio.Event().wait()
+
+    async def close(self):
+        pass
+
+
+@pytest.mark.parametrize("namespaces, secret_watches, kept", [
+    ((), ["/api/v1/secrets"], {}),
+    (("shop", "web"), ["/api/v1/namespaces/shop/secrets", "/api/v1/namespaces/web/secrets"], {}),
+    (("shop",), ["/api/v1/namespaces/shop/secrets"], {("web", "tls"): "u/1"}),  # a watch forgets only its own
+    (("shop-*",), ["/api/v1/secrets"], {}),  # a glob cannot be watched by name
+])
+def test_secret_watches_follow_the_served_namespaces(namespaces, secret_watches, kept):
+    async def go():
+        kube = WatchKube()
+        c = Controller(kube=kube, gate=Gate(netns="off"), workers=1, watch_secrets=True, namespaces=namespaces)  # type: ignore[arg-type]
+        c.observe_server("shop", "a", {"configMapRef": {"name": "s"}, "secrets": [{"name": "tls"}]})
+        c.observe_server("web", "b", {"configMapRef": {"name": "s"}, "secrets": [{"name": "tls"}]})
+        c.secret_versions.update({("shop", "tls"): "u/1", ("web", "tls"): "u/1"})
+        c.start(resync=0)
+        await asyncio.sleep(0.05)
+        await c.stop()
+        return kube.watched, c.secret_versions
+
+    watched, versions = asyncio.run(go())
+    assert sorted(u for u in watched if u.endswith("/secrets")) == secret_watches
+    assert "/api/v1/configmaps" in watched
+    assert versions == kept  # each watch's first list forgets what it covers

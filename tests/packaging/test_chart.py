@@ -142,9 +142,17 @@ def test_watch_secrets_grants_reading_secrets_and_turns_the_watch_on(render):
     def env(docs):
         return {e["name"]: e.get("value") for e in one(docs, "Deployment")["spec"]["template"]["spec"]["containers"][0]["env"]}
 
+    def bound(docs, kind):
+        return sorted(b["metadata"].get("namespace", "*") for b in by_kind(docs, kind)
+                      if b["roleRef"]["name"] == "httpd24-secrets")
+
     docs = render.template("operator.watchSecrets=true")
     assert secrets_rules(docs) == [{"apiGroups": [""], "resources": ["secrets"], "verbs": ["get", "list", "watch"]}]
     assert env(docs)["HTTPD24_WATCH_SECRETS"] == "true"
+    assert bound(docs, "ClusterRoleBinding") == ["*"] and bound(docs, "RoleBinding") == []
+    # with named namespaces, Secrets are readable there only (the operator then watches each of them)
+    scoped = render.template("operator.watchSecrets=true", "operator.watchNamespaces={shop,web}")
+    assert bound(scoped, "ClusterRoleBinding") == [] and bound(scoped, "RoleBinding") == ["shop", "web"]
     default = render.template()
     assert secrets_rules(default) == [] and "HTTPD24_WATCH_SECRETS" not in env(default)
 

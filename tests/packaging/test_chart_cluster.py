@@ -111,12 +111,14 @@ def local(cluster, tmp_path_factory):
     work = tmp_path_factory.mktemp("local-operator")
     kube = demo.Kube(cluster.env, cluster.state_dir)
     operator = demo.LocalOperator(work, work / "kubeconfig", operator_namespace=names["system"],
-                                  namespaces=(names["enforce"], names["migrate"]), env=cluster.env)
+                                  namespaces=(names["enforce"], names["migrate"]),
+                                  env=dict(cluster.env, HTTPD24_WATCH_SECRETS="true"))
     cluster.helm(
         "install", names["release"], CHART, "-n", names["system"], "--wait",
         "--set", "operator.enabled=false",
         "--set", f"webhook.url={operator.url}", "--set", f"webhook.caBundle={operator.ca_bundle}",
         "--set", f"operator.watchNamespaces={{{names['enforce']},{names['migrate']}}}",
+        "--set", "operator.watchSecrets=true",  # read in those namespaces only: checked below
         "--set-string", f"webhook.namespaceSelector.matchLabels.httpd24\\.io/test={tag}",
     )
     demo.token_kubeconfig(kube, names["system"], f"{names['release']}-httpd24", operator.kubeconfig)
@@ -198,6 +200,7 @@ def test_service_account_is_refused_what_it_does_not_own(cluster, local):
     assert who == f"system:serviceaccount:{local['system']}:{local['release']}-httpd24"
     # what it uses
     for args in (["watch", "httpdservers.httpd24.io", "-A"], ["list", "configmaps", "-A"],
+                 ["watch", "secrets", "-n", local["migrate"]],  # operator.watchSecrets, in its namespaces only
                  ["patch", "deployments", "-n", local["migrate"]], ["patch", "httpdservers.httpd24.io", "--subresource=status", "-n", local["migrate"]]):
         assert _can_i(local, *args) == "yes", args
     # what it never may

@@ -167,6 +167,10 @@ def run(args: argparse.Namespace) -> int:
         excluded.add(args.operator_namespace)
     modules = _import_handlers(args)
     log.info("handlers from %s", ", ".join(modules) or "nothing")
+    if "httpd24.k8s.operator" in modules:
+        from . import operator
+
+        operator.NAMESPACES = tuple(n for n in args.namespaces if n)
     reviewer = None
     if not args.no_admission:
         from . import admission

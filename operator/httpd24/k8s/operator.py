@@ -34,6 +34,8 @@ Environment (read at start-up):
   ConfigMaps) and roll the pods when one changes, since httpd reads certificates only at start
   (a renewal by cert-manager). Needs get/list/watch on Secrets (chart: ``operator.watchSecrets``).
   Default off: the operator has no access to Secrets and a renewal needs ``kubectl rollout restart``.
+  With ``--namespace`` (chart ``operator.watchNamespaces``) only those namespaces' Secrets are watched,
+  so Roles there are enough.
 * ``HTTPD24_CONFIGTEST_TIMEOUT``, ``HTTPD24_CONFIGTEST_NETNS``, ``HTTPD24_CONFIGTEST``,
   ``HTTPD24_HTTPD``: see :mod:`httpd24.k8s.rollout_gate`.
 """
@@ -70,6 +72,8 @@ CONFIGTESTS = Counter("httpd24_operator_configtests_total", "httpd -t runs of th
 CONFIGTEST_FAILURES = Counter("httpd24_operator_configtest_failures_total", "Configurations refused by httpd -t.")
 
 SERVERS = f"{GROUP}/{VERSION}"
+#: The namespaces the operator serves (``httpd24 operator --namespace``; empty: all), set before kopf starts.
+NAMESPACES: tuple[str, ...] = ()
 Key = tuple[str, str]
 
 
@@ -109,12 +113,13 @@ class Controller:
     """The work queue, the ConfigMap (and, with ``watch_secrets``, Secret) index and the reconcile."""
 
     def __init__(self, kube: Kube, gate: Gate, *, workers: int = 8, configmap_selector: str | None = None,
-                 watch_secrets: bool = False):
+                 watch_secrets: bool = False, namespaces: tuple[str, ...] = ()):
         self.kube = kube
         self.gate = gate
         self.workers = workers
         self.configmap_selector = configmap_selector
         self.watch_secrets = watch_secrets
+        self.namespaces = namespaces
         self.by_configmap: dict[Key, set[str]] = {}  # (namespace, configmap) -> server names
         self.refs: dict[Key, str] = {}  # (namespace, server) -> configmap
         self.by_secret: dict[Key, set[str]] = {}  # (namespace, secret) -> server names (watch_secrets only)
@@ -233,15 +238,18 @@ class Controller:
                     self.dirty.discard(key)
                     self.enqueue(key)
 
-    async def watch_references(self, resource: str, observe, versions: dict[Key, str], selector: str | None = None) -> None:
-        """Keep ``versions`` of the referenced ``resource`` (configmaps, secrets) from a metadata-only watch."""
-        url = path("v1", resource)
+    async def watch_references(self, resource: str, observe, versions: dict[Key, str], selector: str | None = None,
+                               namespace: str | None = None) -> None:
+        """Keep ``versions`` of the referenced ``resource`` (configmaps, secrets) from a metadata-only watch,
+        of one namespace or all."""
+        url = path("v1", resource, namespace)
         while True:
             try:
                 async for kind, meta in self.kube.watch_metadata(url, label_selector=selector):
                     if kind == "RESYNC":
-                        versions.clear()
-                        for key in list(self.refs):
+                        for key in [k for k in versions if namespace in (None, k[0])]:
+                            del versions[key]
+                        for key in [k for k in self.refs if namespace in (None, k[0])]:
                             self.enqueue(key)
                     elif meta.get("namespace") and meta.get("name"):
                         version = None if kind == "DELETED" else _version(meta)
@@ -270,8 +278,11 @@ class Controller:
         self.tasks.append(asyncio.create_task(
             self.watch_references("configmaps", self.observe_configmap, self.cm_versions, self.configmap_selector)))
         if self.watch_secrets:
-            self.tasks.append(asyncio.create_task(
-                self.watch_references("secrets", self.observe_secret, self.secret_versions)))
+            # one watch per served namespace when they are named (Roles there suffice), else one for all
+            scopes = self.namespaces if self.namespaces and not any("*" in n or "?" in n for n in self.namespaces) else (None,)
+            for namespace in scopes:
+                self.tasks.append(asyncio.create_task(
+                    self.watch_references("secrets", self.observe_secret, self.secret_versions, namespace=namespace)))
         if resync > 0:
             self.tasks.append(asyncio.create_task(self.resync(resync)))
 
@@ -584,6 +595,7 @@ async def _startup(settings: kopf.OperatorSettings, **_: Any) -> None:
         workers=int(os.environ.get("HTTPD24_OPERATOR_WORKERS", "16")),
         configmap_selector=os.environ.get("HTTPD24_CONFIGMAP_SELECTOR") or None,
         watch_secrets=os.environ.get("HTTPD24_WATCH_SECRETS", "").lower() in ("1", "true", "yes", "on"),
+        namespaces=NAMESPACES,
     )
     _controller.start(resync=float(os.environ.get("HTTPD24_OPERATOR_RESYNC", "600")))
 
