@@ -16,7 +16,7 @@ import os
 import sys
 from typing import Iterable, Sequence
 
-from . import __version__, inputs, manifest_edit, report
+from . import __version__, inputs, report
 from .config import ParseError, Target
 from .config.gcpause import gc_paused
 from .engine import Applicability, Finding, Severity, all_rules, get, lint, migrate
@@ -173,6 +173,8 @@ def _write(source: inputs.Source, migration: Migration, err) -> bool:
     if source.kind == "configmap":
         if not migration.changed or source.manifest is None:
             return True
+        from . import manifest_edit
+
         try:
             with open(source.manifest, encoding="utf-8") as handle:
                 text = handle.read()
@@ -369,7 +371,12 @@ def cmd_explain(args: argparse.Namespace, out, err) -> int:
 
 
 # -- operator ---------------------------------------------------------------------------------
-def _add_operator(subparsers) -> None:
+def _add_operator(subparsers, full: bool = True) -> None:
+    """The ``operator`` command; ``full=False`` only names it (in ``--help``): its options come with kopf and
+    aiohttp, which every other command would otherwise import at start."""
+    if not full:
+        subparsers.add_parser("operator", help="run the Kubernetes operator and admission webhooks")
+        return
     try:
         from .k8s import main as k8s_main
     except ImportError as error:
@@ -401,7 +408,7 @@ def _codes(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ignore", action="append", metavar="CODES", help="skip these codes or prefixes (comma-separated)")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(operator: bool = True) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="httpd24", description="Lint and migrate Apache httpd 2.2 configurations to 2.4.")
     parser.add_argument("--version", action="version", version=f"httpd24 {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -444,7 +451,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("code")
     p.set_defaults(func=cmd_explain)
 
-    _add_operator(sub)
+    _add_operator(sub, full=operator)
     return parser
 
 
@@ -454,7 +461,8 @@ _ONE_CONFIGURATION = frozenset({cmd_lint, cmd_migrate, cmd_modules})
 def main(argv: Sequence[str] | None = None, out=None, err=None) -> int:
     out = out or sys.stdout
     err = err or sys.stderr
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(operator=argv[:1] == ["operator"])
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit_:

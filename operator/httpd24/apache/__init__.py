@@ -21,22 +21,49 @@ under /etc, /var or /run is read or written (unless the caller's configuration
 names such paths itself).
 """
 
-from ._auth import htgroup_file, htpasswd_file, htpasswd_line, write_htgroup, write_htpasswd
-from ._client import Response, request, request_matrix
-from ._httpd import (
-    DEFAULT_MPM,
-    ConfigTestResult,
-    Httpd,
-    HttpdError,
-    configtest,
-    dump,
-    find_httpd,
-    load_modules,
-    run_user,
-    server_config,
-    write_tree,
-)
-from ._instance import Instance, free_port
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+#: Public name -> the submodule that defines it. Loaded on first use (PEP 562): the linter needs only
+#: :mod:`httpd24.apache.table`, and importing the rest (http.client, subprocess handling) made every
+#: ``httpd24 lint`` start slower.
+_EXPORTS = {
+    "htgroup_file": "_auth", "htpasswd_file": "_auth", "htpasswd_line": "_auth", "write_htgroup": "_auth",
+    "write_htpasswd": "_auth",
+    "Response": "_client", "request": "_client", "request_matrix": "_client",
+    "DEFAULT_MPM": "_httpd", "ConfigTestResult": "_httpd", "Httpd": "_httpd", "HttpdError": "_httpd",
+    "configtest": "_httpd", "dump": "_httpd", "find_httpd": "_httpd", "load_modules": "_httpd",
+    "run_user": "_httpd", "server_config": "_httpd", "write_tree": "_httpd",
+    "Instance": "_instance", "free_port": "_instance",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+if TYPE_CHECKING:
+    from ._auth import htgroup_file, htpasswd_file, htpasswd_line, write_htgroup, write_htpasswd
+    from ._client import Response, request, request_matrix
+    from ._httpd import (
+        DEFAULT_MPM,
+        ConfigTestResult,
+        Httpd,
+        HttpdError,
+        configtest,
+        dump,
+        find_httpd,
+        load_modules,
+        run_user,
+        server_config,
+        write_tree,
+    )
+    from ._instance import Instance, free_port
 
 __all__ = [
     "DEFAULT_MPM",
