@@ -246,3 +246,16 @@ def test_an_include_cycle_is_an_error_at_its_line_in_every_command(tmp_path, com
     code, _, err = run(command, str(conf))
     assert code == 2
     assert f"{conf}:2:1: error: Include cycle: site.conf -> site.conf" in err and "internal error" not in err
+
+
+def test_lint_does_not_import_what_only_other_commands_use(tmp_path):
+    # Start-up time of every CI lint: kopf/aiohttp (operator), http.client (--verify) and PyYAML (manifests).
+    import subprocess
+    import sys
+
+    conf = tmp_path / "site.conf"
+    conf.write_text("MaxClients 5\n")
+    code = ("import sys\nfrom httpd24.cli import main\nmain(['lint', sys.argv[1]])\n"
+            "print(sorted(m for m in ('kopf', 'aiohttp', 'http.client', 'yaml') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code, str(conf)], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "[]"
