@@ -65,12 +65,20 @@ def _target(args: argparse.Namespace) -> Target:
     return Target(version=version, modules=modules, defines=defines)  # type: ignore[arg-type]
 
 
-def _sources(paths: Sequence[str], err) -> tuple[list[inputs.Source], bool]:
+def _sources(paths: Sequence[str], err, stdin_name: str | None = None) -> tuple[list[inputs.Source], bool]:
+    """The configurations of ``paths``; ``-`` is standard input, read as the file ``stdin_name`` (its
+    extension tells a manifest; Includes resolve against the working directory)."""
     sources: list[inputs.Source] = []
     failed = False
+    if list(paths).count("-") > 1:
+        err.write("httpd24: - (standard input) can be given once\n")
+        return [], True
     for path in paths:
         try:
-            loaded = inputs.load(path)
+            if path == "-":
+                loaded = inputs.from_bytes(stdin_name or "-", sys.stdin.buffer.read(), server_root=os.getcwd())
+            else:
+                loaded = inputs.load(path)
         except inputs.InputError as error:
             err.write(f"httpd24: {error}\n")
             failed = True
@@ -92,7 +100,7 @@ def _report_parse_errors(source: inputs.Source, errors: Iterable[ParseError], er
 
 # -- lint -------------------------------------------------------------------------------------
 def cmd_lint(args: argparse.Namespace, out, err) -> int:
-    sources, failed = _sources(args.paths, err)
+    sources, failed = _sources(args.paths, err, args.stdin_filename)
     target = _target(args)
     select, ignore = _split_codes(args.select), _split_codes(args.ignore)
     collected: list[tuple[str, Finding]] = []
@@ -230,7 +238,11 @@ def _summary(source: inputs.Source, migration: Migration, err) -> None:
 
 
 def cmd_migrate(args: argparse.Namespace, out, err) -> int:
-    sources, failed = _sources(args.paths, err)
+    if args.write and "-" in args.paths:
+        err.write("httpd24: --write cannot write standard input back; drop --write (the migrated text goes to "
+                  "standard output)\n")
+        return 2
+    sources, failed = _sources(args.paths, err, args.stdin_filename)
     target = _target(args)
     select, ignore = _split_codes(args.select), _split_codes(args.ignore)
     applicability = Applicability.SAFE if args.fix_level == "safe" else Applicability.PRESERVE
@@ -293,7 +305,7 @@ def _verify(source: inputs.Source, migration: Migration, out, err) -> bool:
 def cmd_modules(args: argparse.Namespace, out, err) -> int:
     from .engine.modules import required_modules
 
-    sources, failed = _sources(args.paths, err)
+    sources, failed = _sources(args.paths, err, args.stdin_filename)
     target = _target(args)
     for source in sources:
         if _report_parse_errors(source, source.configset.errors, err):
@@ -393,7 +405,10 @@ def _add_operator(subparsers, full: bool = True) -> None:
 
 # -- parser -----------------------------------------------------------------------------------
 def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("paths", nargs="+", metavar="PATH", help="configuration file, directory, or ConfigMap manifest")
+    parser.add_argument("paths", nargs="+", metavar="PATH",
+                        help="configuration file, directory, or ConfigMap manifest; - reads standard input")
+    parser.add_argument("--stdin-filename", metavar="NAME", default=None,
+                        help="the name to report for standard input (a .yaml/.json name reads it as a manifest)")
     parser.add_argument("--target-version", default=None, metavar="X.Y.Z", help="httpd 2.4 release to judge <IfVersion> against (default 2.4.62)")
     parser.add_argument("--module", action="append", metavar="NAME", help="module loaded before the configuration (repeatable); "
                         "when given, <IfModule> on any other module is false")

@@ -112,6 +112,14 @@ def load(path: str) -> list[Source]:
             data = handle.read()
     except OSError as error:
         raise InputError(f"{path}: cannot read ({error.strerror})")
+    return from_bytes(path, data, server_root=os.path.dirname(os.path.abspath(path)) or "/", paths=True)
+
+
+def from_bytes(path: str, data: bytes, *, server_root: str, paths: bool = False) -> list[Source]:
+    """The configurations ``data`` holds, read as the file ``path`` (a manifest by its extension).
+
+    ``paths``: ``path`` is on disk, so ``migrate --write`` may write it back (not for standard input).
+    """
     if _is_manifest(path):
         objects = load_manifest_objects(path, data)
         configmaps = [(i, o) for i, o in enumerate(objects) if o.get("kind") == "ConfigMap"]
@@ -120,16 +128,14 @@ def load(path: str) -> list[Source]:
             for index, obj in configmaps:
                 meta = obj.get("metadata") or {}
                 label = f"{path}[{meta.get('namespace', 'default')}/{meta.get('name', '?')}]"
-                sources.append(configmap_source(obj, label, path, index))
+                sources.append(configmap_source(obj, label, path if paths else None, index))
             return sources
         if objects:
             # Other Kubernetes objects (an HttpdServer, a Deployment): nothing for us here.
             return []
     name = os.path.basename(path)
-    configset = ConfigSet.from_mapping(
-        {name: data}, entry=name, server_root=os.path.dirname(os.path.abspath(path)) or "/"
-    )
-    return [Source(path, configset, prefix=os.path.dirname(path), kind="file", paths={name: path})]
+    configset = ConfigSet.from_mapping({name: data}, entry=name, server_root=server_root)
+    return [Source(path, configset, prefix=os.path.dirname(path), kind="file", paths={name: path} if paths else {})]
 
 
 def _load_directory(path: str) -> list[Source]:

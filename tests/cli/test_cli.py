@@ -259,3 +259,26 @@ def test_lint_does_not_import_what_only_other_commands_use(tmp_path):
             "print(sorted(m for m in ('kopf', 'aiohttp', 'http.client', 'yaml') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code, str(conf)], capture_output=True, text=True, check=True).stdout
     assert out.strip().splitlines()[-1] == "[]"
+
+
+def _stdin(monkeypatch, text: str) -> None:
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(text.encode())))
+
+
+def test_standard_input_is_a_file_named_by_stdin_filename(monkeypatch):
+    _stdin(monkeypatch, "KeepAlive 5\nMaxClients 5\n")
+    code, out, _ = run("lint", "--stdin-filename", "conf/site.conf", "-")
+    assert code == 1  # HT120 is an error
+    assert [line.split(" ")[:2] for line in out.splitlines()] == [["conf/site.conf:1:1:", "HT120"], ["conf/site.conf:2:1:", "HT101"]]
+    _stdin(monkeypatch, "MaxClients 5\n")
+    code, out, err = run("migrate", "-")
+    assert out == "MaxRequestWorkers 5\n" and "fixed 1 finding(s) (HT101 x1) in -" in err
+    code, _, err = run("migrate", "--write", "-")
+    assert code == 2 and "--write cannot write standard input back" in err
+    assert run("lint", "-", "-")[0] == 2
+
+
+def test_standard_input_with_a_manifest_name_is_read_as_configmaps(monkeypatch):
+    _stdin(monkeypatch, "kind: ConfigMap\nmetadata: {name: web, namespace: shop}\ndata:\n  httpd.conf: |\n    MaxClients 5\n")
+    code, out, _ = run("lint", "--select", "HT101", "--stdin-filename", "cm.yaml", "-")
+    assert out.startswith("cm.yaml[shop/web]:httpd.conf:1:1: HT101 ")
