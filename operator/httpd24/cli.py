@@ -119,6 +119,8 @@ def cmd_lint(args: argparse.Namespace, out, err) -> int:
         out.write(report.as_json(collected) + "\n")
     elif args.format == "sarif":
         out.write(report.as_sarif(collected) + "\n")
+    elif args.format == "github":
+        out.write(report.as_github(collected) + ("\n" if collected else ""))
     else:
         for file, finding in collected:
             out.write(report.text_line(finding, file) + "\n")
@@ -432,7 +434,8 @@ def build_parser(operator: bool = True) -> argparse.ArgumentParser:
     p = sub.add_parser("lint", help="report every 2.2 construct with file:line, code and the 2.4 replacement")
     _common(p)
     _codes(p)
-    p.add_argument("--format", choices=["text", "json", "sarif"], default="text")
+    p.add_argument("--format", choices=["text", "json", "sarif", "github"], default="text",
+                   help="github: GitHub Actions annotations on the pull request's lines")
     p.add_argument("--fail-on", choices=list(FAIL_ON), default="error", help="exit 1 when a finding is at least this severe")
     p.set_defaults(func=cmd_lint)
 

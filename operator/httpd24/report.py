@@ -1,4 +1,4 @@
-"""Findings as text (like ruff), JSON, and SARIF 2.1.0 for code scanning."""
+"""Findings as text (like ruff), JSON, SARIF 2.1.0 for code scanning, and GitHub Actions annotations."""
 
 from __future__ import annotations
 
@@ -28,6 +28,27 @@ def as_json(findings: Iterable[tuple[str, Finding]]) -> str:
         record["file"] = file
         out.append(record)
     return json.dumps(out, indent=2)
+
+
+_GITHUB_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
+
+
+def _github_escape(text: str, prop: bool = False) -> str:
+    """GitHub's workflow-command escaping (``%``, CR, LF; and ``:`` ``,`` in properties)."""
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return text.replace(":", "%3A").replace(",", "%2C") if prop else text
+
+
+def as_github(findings: Iterable[tuple[str, Finding]]) -> str:
+    """One ``::error file=...,line=...::message`` line per finding: GitHub Actions shows each on the line
+    of the pull request's diff, as ruff's ``--output-format github`` does."""
+    lines = []
+    for file, f in findings:
+        props = ",".join(f"{k}={_github_escape(str(v), prop=True)}" for k, v in (
+            ("file", file), ("line", f.line), ("col", f.column), ("title", f"{f.code} {f.rule}")))
+        message = f.message + (f" -> {f.replacement}" if f.replacement else "")
+        lines.append(f"::{_GITHUB_LEVEL[f.severity]} {props}::{_github_escape(f'{f.code} {message}')}")
+    return "\n".join(lines)
 
 
 def _rule_descriptor(rule: Rule) -> dict:

@@ -282,3 +282,16 @@ def test_standard_input_with_a_manifest_name_is_read_as_configmaps(monkeypatch):
     _stdin(monkeypatch, "kind: ConfigMap\nmetadata: {name: web, namespace: shop}\ndata:\n  httpd.conf: |\n    MaxClients 5\n")
     code, out, _ = run("lint", "--select", "HT101", "--stdin-filename", "cm.yaml", "-")
     assert out.startswith("cm.yaml[shop/web]:httpd.conf:1:1: HT101 ")
+
+
+def test_github_format_annotates_each_line_with_escaped_text(tmp_path):
+    conf = tmp_path / "a,b.conf"  # a comma in a property must be escaped (%2C), or GitHub cuts the file name
+    conf.write_text("KeepAlive 5\nMaxClients 150\n")
+    code, out, _ = run("lint", "--format", "github", str(conf))
+    lines = out.splitlines()
+    assert code == 1 and len(lines) == 2
+    escaped = str(conf).replace(",", "%2C")
+    assert lines[0].startswith(f"::error file={escaped},line=1,col=1,title=HT120 ")
+    assert lines[1].startswith(f"::warning file={escaped},line=2,col=1,title=HT101 max-clients::HT101 MaxClients is renamed")
+    assert lines[1].endswith("-> MaxRequestWorkers 150")
+    assert run("lint", "--format", "github", "--select", "HT999", str(conf))[1] == ""
