@@ -67,7 +67,7 @@ def _target(args: argparse.Namespace) -> Target:
 
 def _sources(paths: Sequence[str], err, stdin_name: str | None = None) -> tuple[list[inputs.Source], bool]:
     """The configurations of ``paths``; ``-`` is standard input, read as the file ``stdin_name`` (its
-    extension tells a manifest; Includes resolve against the working directory)."""
+    extension tells a manifest; relative paths in it are taken from the working directory)."""
     sources: list[inputs.Source] = []
     failed = False
     if list(paths).count("-") > 1:
