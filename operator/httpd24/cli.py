@@ -186,7 +186,7 @@ def _write(source: inputs.Source, migration: Migration, err) -> bool:
         from . import manifest_edit
 
         try:
-            with open(source.manifest, encoding="utf-8") as handle:
+            with open(source.manifest, encoding="utf-8", newline="") as handle:  # CRLF stays CRLF
                 text = handle.read()
             values = {name: migration.files[name].decode("utf-8") for name in sorted(migration.changed)}
             new = manifest_edit.rewrite(source.manifest, text, source.manifest_index, values)

@@ -55,7 +55,13 @@ def _get(node: yaml.MappingNode, key: str) -> yaml.Node | None:
 
 
 def _block(old: str, value: str, where: str) -> str:
-    """``value`` as a literal block scalar replacing ``old`` (the text of the original one, header included)."""
+    """``value`` as a literal block scalar replacing ``old`` (the text of the original one, header included),
+    with the same line endings (a CRLF file stays CRLF; YAML reads either as a line break)."""
+    eol = "\r\n" if "\r\n" in old else "\n"
+    return _lf_block(old.replace("\r\n", "\n"), value, where).replace("\n", eol)
+
+
+def _lf_block(old: str, value: str, where: str) -> str:
     header, _, body = old.partition("\n")
     match = _HEADER.match(header)
     if match is None:

@@ -125,6 +125,14 @@ def test_configmap_manifest_input(tmp_path):
     assert run("migrate", "--check", "--select", "HT101", str(manifest))[0] == 0
 
 
+def test_migrate_write_keeps_a_manifests_crlf_line_endings(tmp_path):
+    manifest = tmp_path / "cm.yaml"
+    manifest.write_bytes(b"kind: ConfigMap\r\nmetadata: {name: web}\r\ndata:\r\n  httpd.conf: |\r\n    MaxClients 5\r\n    # keep\r\n")
+    assert run("migrate", "--write", "--select", "HT101", str(manifest))[0] == 0
+    assert manifest.read_bytes() == (b"kind: ConfigMap\r\nmetadata: {name: web}\r\ndata:\r\n  httpd.conf: |\r\n"
+                                     b"    MaxRequestWorkers 5\r\n    # keep\r\n")
+
+
 def test_manifest_that_cannot_be_rewritten_in_place_is_left_alone(tmp_path):
     manifest = tmp_path / "cm.yaml"
     text = 'kind: ConfigMap\nmetadata: {name: web}\ndata:\n  httpd.conf: "MaxClients 10\\n"\n'

@@ -83,21 +83,30 @@ def test_a_list_manifest_addresses_its_items_like_the_reader():
     assert load_manifest_objects("l.yaml", out.encode())[0]["data"] == {"a": "y\n"}
 
 
-def test_random_values_either_load_back_exactly_or_are_refused_for_a_stated_reason():
+@pytest.mark.parametrize("eol", ["\n", "\r\n"])
+def test_random_values_either_load_back_exactly_or_are_refused_for_a_stated_reason(eol):
+    manifest = MANIFEST.replace("\n", eol)
     rnd = random.Random(20261122)
     alphabet = ["a", "b", " ", "\t", "#", ":", "-", "|", ">", "'", '"', "é", "\n", "\n", "\n", "%", "{", "}"]
     written = 0
-    for _ in range(3000):
+    for _ in range(1500):
         value = "".join(rnd.choice(alphabet) for _ in range(rnd.randrange(0, 30)))
         index = rnd.choice([0, 1])
         key = rnd.choice(["httpd.conf", "other.conf"]) if index == 0 else "httpd.conf"
         try:
-            out = rewrite("cm.yaml", MANIFEST, index, {key: value})
+            out = rewrite("cm.yaml", manifest, index, {key: value})
         except ManifestEditError as error:
             assert "starts with spaces" in str(error) or "is blank" in str(error), (value, str(error))
             continue
         written += 1
         assert load_manifest_objects("cm.yaml", out.encode())[index]["data"][key] == value
-        start = MANIFEST.index(f"  {key}:", MANIFEST.index("data:", MANIFEST.index("name: second") if index else 0))
-        assert out[:start] == MANIFEST[:start]  # nothing before the edited value changed
-    assert written > 2500
+        start = manifest.index(f"  {key}:", manifest.index("data:", manifest.index("name: second") if index else 0))
+        assert out[:start] == manifest[:start]  # nothing before the edited value changed
+        assert out.count("\n") == out.count(eol)  # one kind of line ending, the file's
+    assert written > 1250
+
+
+def test_a_crlf_manifest_keeps_its_line_endings():
+    crlf = MANIFEST.replace("\n", "\r\n")
+    out = rewrite("cm.yaml", crlf, 0, {"httpd.conf": "ServerName www.example.org\nMaxRequestWorkers 150\n"})
+    assert out == crlf.replace("MaxClients 150", "MaxRequestWorkers 150")
