@@ -97,6 +97,8 @@ def _lf_block(old: str, value: str, where: str) -> str:
                                     f"print the ConfigMap without --write")
     text_lines = stripped.split("\n") + [""] * max(blank, 0)
     new_body = "\n".join((" " * indent + line) if line else "" for line in text_lines)
+    if trailing == 0 and not old.endswith("\n"):
+        return f"|{indicators}{rest}\n{new_body}"  # the file ended inside the block, without a line break: still so
     return f"|{digits}{chomp}{rest}\n{new_body}\n{tail}"
 
 

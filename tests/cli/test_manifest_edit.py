@@ -110,3 +110,11 @@ def test_a_crlf_manifest_keeps_its_line_endings():
     crlf = MANIFEST.replace("\n", "\r\n")
     out = rewrite("cm.yaml", crlf, 0, {"httpd.conf": "ServerName www.example.org\nMaxRequestWorkers 150\n"})
     assert out == crlf.replace("MaxClients 150", "MaxRequestWorkers 150")
+
+
+def test_a_block_at_the_end_of_a_file_without_a_line_break_stays_so():
+    text = "kind: ConfigMap\ndata:\n  httpd.conf: |\n    ServerName x\n    MaxClients 5"
+    assert rewrite("cm.yaml", text, 0, {"httpd.conf": "ServerName x\nMaxRequestWorkers 5"}) == text.replace(
+        "MaxClients", "MaxRequestWorkers")
+    # a value that now ends in a line break gets one
+    assert rewrite("cm.yaml", text, 0, {"httpd.conf": "ServerName x\n"}).endswith("|\n    ServerName x\n")
