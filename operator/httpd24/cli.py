@@ -65,9 +65,15 @@ def _target(args: argparse.Namespace) -> Target:
     return Target(version=version, modules=modules, defines=defines)  # type: ignore[arg-type]
 
 
-def _sources(paths: Sequence[str], err, stdin_name: str | None = None) -> tuple[list[inputs.Source], bool]:
+def _sources(
+    paths: Sequence[str], err, stdin_name: str | None = None, server_root: str | None = None
+) -> tuple[list[inputs.Source], bool]:
     """The configurations of ``paths``; ``-`` is standard input, read as the file ``stdin_name`` (its
-    extension tells a manifest; relative paths in it are taken from the working directory)."""
+    extension tells a manifest; its Includes are looked up from the working directory).
+
+    A file that another argument's Includes reach is checked there, in its context, and not again
+    on its own (``httpd24 lint httpd.conf conf.d/*.conf`` from a pre-commit hook reports each once).
+    """
     sources: list[inputs.Source] = []
     failed = False
     if list(paths).count("-") > 1:
@@ -76,18 +82,38 @@ def _sources(paths: Sequence[str], err, stdin_name: str | None = None) -> tuple[
     for path in paths:
         try:
             if path == "-":
-                loaded = inputs.from_bytes(stdin_name or "-", sys.stdin.buffer.read(), server_root=os.getcwd())
+                loaded = inputs.from_bytes(stdin_name or "-", sys.stdin.buffer.read(), server_root=server_root)
             else:
-                loaded = inputs.load(path)
+                loaded = inputs.load(path, server_root=server_root)
         except inputs.InputError as error:
             err.write(f"httpd24: {error}\n")
             failed = True
             continue
         for source in loaded:
+            if source.note:
+                err.write(f"httpd24: {source.label}: {source.note}\n")
             for name, reason in sorted(getattr(source.configset, "skipped", {}).items()):
                 err.write(f"httpd24: {source.display(name)}: not read ({reason})\n")
         sources.extend(loaded)
-    return sources, failed
+    return [s for s in sources if not _included_elsewhere(s, sources)], failed
+
+
+def _included_elsewhere(source: inputs.Source, sources: list[inputs.Source]) -> bool:
+    """Whether another file argument's Includes reach this file argument (and not the other way
+    round too: files that include each other are an Include cycle, reported by each)."""
+    if source.kind != "file":
+        return False
+    entry = os.path.realpath(source.label)
+    own = _included_files(source)
+    return any(
+        other is not source and other.kind == "file" and entry in _included_files(other)
+        and os.path.realpath(other.label) not in own
+        for other in sources
+    )
+
+
+def _included_files(source: inputs.Source) -> set[str]:
+    return {os.path.realpath(shown) for name, shown in source.paths.items() if name != source.configset.entry}
 
 
 def _report_parse_errors(source: inputs.Source, errors: Iterable[ParseError], err) -> bool:
@@ -100,7 +126,7 @@ def _report_parse_errors(source: inputs.Source, errors: Iterable[ParseError], er
 
 # -- lint -------------------------------------------------------------------------------------
 def cmd_lint(args: argparse.Namespace, out, err) -> int:
-    sources, failed = _sources(args.paths, err, args.stdin_filename)
+    sources, failed = _sources(args.paths, err, args.stdin_filename, args.server_root)
     target = _target(args)
     select, ignore = _split_codes(args.select), _split_codes(args.ignore)
     collected: list[tuple[str, Finding]] = []
@@ -204,6 +230,7 @@ def _write(source: inputs.Source, migration: Migration, err) -> bool:
 
 def _replace_file(path: str, data: bytes, err) -> bool:
     """``path`` now holds ``data`` (atomically, with its permissions), or it is left as it was and False."""
+    path = os.path.realpath(path)  # through a link (Debian's mods-enabled/): the file, not the link, changes
     tmp = path + ".httpd24.tmp"
     try:
         mode = os.stat(path).st_mode & 0o7777
@@ -244,7 +271,7 @@ def cmd_migrate(args: argparse.Namespace, out, err) -> int:
         err.write("httpd24: --write cannot write standard input back; drop --write (the migrated text goes to "
                   "standard output)\n")
         return 2
-    sources, failed = _sources(args.paths, err, args.stdin_filename)
+    sources, failed = _sources(args.paths, err, args.stdin_filename, args.server_root)
     target = _target(args)
     select, ignore = _split_codes(args.select), _split_codes(args.ignore)
     applicability = Applicability.SAFE if args.fix_level == "safe" else Applicability.PRESERVE
@@ -276,6 +303,8 @@ def cmd_migrate(args: argparse.Namespace, out, err) -> int:
             out.write("---\n" + _configmap_yaml(source, migration))
         else:
             names = sorted(migration.files)
+            if source.kind == "file":  # the file given, and what changed of the files it includes
+                names = [n for n in names if n == source.configset.entry or n in migration.changed]
             for name in names:
                 if len(names) > 1:
                     out.write(f"# ==> {source.display(name)} <==\n")
@@ -307,7 +336,7 @@ def _verify(source: inputs.Source, migration: Migration, out, err) -> bool:
 def cmd_modules(args: argparse.Namespace, out, err) -> int:
     from .engine.modules import required_modules
 
-    sources, failed = _sources(args.paths, err, args.stdin_filename)
+    sources, failed = _sources(args.paths, err, args.stdin_filename, args.server_root)
     target = _target(args)
     for source in sources:
         if _report_parse_errors(source, source.configset.errors, err):
@@ -411,6 +440,9 @@ def _common(parser: argparse.ArgumentParser) -> None:
                         help="configuration file, directory, or ConfigMap manifest; - reads standard input")
     parser.add_argument("--stdin-filename", metavar="NAME", default=None,
                         help="the name to report for standard input (a .yaml/.json name reads it as a manifest)")
+    parser.add_argument("--server-root", metavar="DIR", default=None,
+                        help="where a file's relative Includes are read from (default: its ServerRoot when the "
+                             "file lies under it, else the file's directory or its parent, whichever the Includes match)")
     parser.add_argument("--target-version", default=None, metavar="X.Y.Z", help="httpd 2.4 release to judge <IfVersion> against (default 2.4.62)")
     parser.add_argument("--module", action="append", metavar="NAME", help="module loaded before the configuration (repeatable); "
                         "when given, <IfModule> on any other module is false")

@@ -2,7 +2,7 @@
 
 A path is one of:
 
-* a file: a configuration of its own (its Includes resolve against its directory);
+* a file: a configuration with every file its Includes reach on disk (:mod:`.config.disk`);
 * a directory: every text file under it, the entry being ``httpd.conf`` or
   ``apache2.conf`` when present (else every file is linted on its own);
 * a Kubernetes manifest (``.yaml``/``.yml``/``.json``) holding ConfigMaps: each
@@ -19,7 +19,7 @@ import json
 import os
 from dataclasses import dataclass, field
 
-from .config import ConfigSet
+from .config import ConfigSet, disk
 from .config.configset import not_configuration
 
 ENTRY_ANNOTATION = "httpd24.io/entry"
@@ -46,6 +46,8 @@ class Source:
     #: For ConfigMaps: the manifest file and the index of the object in it.
     manifest: str | None = None
     manifest_index: int = 0
+    #: Something the user should know about how the input was read (shown on stderr).
+    note: str = ""
 
     def display(self, name: str) -> str:
         if self.kind == "configmap":
@@ -98,8 +100,11 @@ def configmap_source(obj: dict, label: str, manifest: str | None = None, index: 
     return Source(label, configset, prefix=label, kind="configmap", manifest=manifest, manifest_index=index)
 
 
-def load(path: str) -> list[Source]:
-    """The configurations a command-line path holds. Raises InputError with what to do."""
+def load(path: str, *, server_root: str | None = None) -> list[Source]:
+    """The configurations a command-line path holds. Raises InputError with what to do.
+
+    ``server_root``: where a file's relative Includes resolve (default: :func:`.disk.find_server_root`).
+    """
     if not os.path.exists(path):
         raise InputError(f"{path}: no such file or directory")
     if os.path.isdir(path):
@@ -112,13 +117,14 @@ def load(path: str) -> list[Source]:
             data = handle.read()
     except OSError as error:
         raise InputError(f"{path}: cannot read ({error.strerror})")
-    return from_bytes(path, data, server_root=os.path.dirname(os.path.abspath(path)) or "/", paths=True)
+    return from_bytes(path, data, server_root=server_root, on_disk=True)
 
 
-def from_bytes(path: str, data: bytes, *, server_root: str, paths: bool = False) -> list[Source]:
+def from_bytes(path: str, data: bytes, *, server_root: str | None = None, on_disk: bool = False) -> list[Source]:
     """The configurations ``data`` holds, read as the file ``path`` (a manifest by its extension).
 
-    ``paths``: ``path`` is on disk, so ``migrate --write`` may write it back (not for standard input).
+    ``on_disk``: ``path`` is that file, so ``migrate --write`` may write the manifest back (not
+    standard input, which the CLI never writes). A configuration's Includes are read from disk either way.
     """
     if _is_manifest(path):
         objects = load_manifest_objects(path, data)
@@ -128,14 +134,27 @@ def from_bytes(path: str, data: bytes, *, server_root: str, paths: bool = False)
             for index, obj in configmaps:
                 meta = obj.get("metadata") or {}
                 label = f"{path}[{meta.get('namespace', 'default')}/{meta.get('name', '?')}]"
-                sources.append(configmap_source(obj, label, path if paths else None, index))
+                sources.append(configmap_source(obj, label, path if on_disk else None, index))
             return sources
         if objects:
             # Other Kubernetes objects (an HttpdServer, a Deployment): nothing for us here.
             return []
-    name = os.path.basename(path)
-    configset = ConfigSet.from_mapping({name: data}, entry=name, server_root=server_root)
-    return [Source(path, configset, prefix=os.path.dirname(path), kind="file", paths={name: path} if paths else {})]
+    try:
+        found = disk.read(path, data, server_root=server_root)
+    except OSError as error:  # a directory of the server root, unreadable
+        raise InputError(f"{path}: cannot follow its Includes ({error}); pass --server-root")
+    configset = found.configset
+    shown = {name: _shown(where, path) for name, where in found.paths.items()}
+    return [Source(path, configset, prefix=os.path.dirname(path), kind="file", paths=shown, note=found.root_note)]
+
+
+def _shown(where: str, given: str) -> str:
+    """How an included file is shown: as the path given on the command line for the file itself,
+    relative to the working directory when that path was relative, else absolute."""
+    if where == given or os.path.isabs(given):
+        return where
+    relative = os.path.relpath(where)
+    return where if relative.startswith("..") else relative
 
 
 def _load_directory(path: str) -> list[Source]:

@@ -1,6 +1,6 @@
 """The lossless configuration engine: parse, locate, edit, write back exactly.
 
-Pure: no I/O except :meth:`ConfigSet.from_directory`; never imports anything
+Pure: no I/O except :meth:`ConfigSet.from_directory` and :mod:`.disk`; never imports anything
 Kubernetes. See docs/architecture.md for the contract.
 """
 

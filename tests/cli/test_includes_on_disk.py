@@ -1,0 +1,186 @@
+"""A configuration file given to the CLI brings the files its Includes reach on disk, as ``httpd -f`` reads them."""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from httpd24.cli import main
+
+SITE_22 = """\
+<Directory /srv/legacy>
+    Order allow,deny
+    Allow from all
+</Directory>
+MaxClients 10
+"""
+
+
+def run(*argv, cwd=None, stdin=None, monkeypatch=None):
+    out, err = io.StringIO(), io.StringIO()
+    old = os.getcwd()
+    if stdin is not None:
+        monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(stdin.encode())))
+    if cwd:
+        os.chdir(cwd)
+    try:
+        code = main(list(argv), out, err)
+    finally:
+        os.chdir(old)
+    return code, out.getvalue(), err.getvalue()
+
+
+def codes(out: str) -> list[tuple[str, str]]:
+    """(file:line, code) of each text-format finding."""
+    found = []
+    for line in out.splitlines():
+        where, _, rest = line.partition(": ")
+        found.append((where.rsplit(":", 1)[0], rest.split(" ")[0]))
+    return found
+
+
+@pytest.fixture
+def server(tmp_path):
+    """httpd.conf with `Include conf.d/*.conf` and no ServerRoot line: Debian's apache2.conf layout."""
+    (tmp_path / "conf.d").mkdir()
+    (tmp_path / "httpd.conf").write_text("ServerName x\nInclude conf.d/*.conf\n")
+    (tmp_path / "conf.d" / "legacy.conf").write_text(SITE_22)
+    return tmp_path
+
+
+def test_lint_reads_the_files_the_includes_match(server):
+    code, out, err = run("lint", "--select", "HT101,HT403,HT501", str(server / "httpd.conf"))
+    legacy = server / "conf.d" / "legacy.conf"
+    assert codes(out) == [(f"{legacy}:2", "HT501"), (f"{legacy}:5", "HT101")], out
+    assert code == 1
+
+
+def test_included_files_are_shown_relative_when_the_file_was_given_relative(server):
+    _, out, _ = run("lint", "--select", "HT101", "httpd.conf", cwd=server)
+    assert codes(out) == [("conf.d/legacy.conf:5", "HT101")]
+
+
+def test_a_wildcard_that_matches_nothing_on_disk_is_still_reported(server):
+    (server / "conf.d" / "legacy.conf").unlink()
+    code, out, _ = run("lint", "--select", "HT403", str(server / "httpd.conf"))
+    assert codes(out) == [(f"{server}/httpd.conf:2", "HT403")] and code == 1
+
+
+def test_files_given_with_the_file_that_includes_them_are_reported_once(server):
+    """A pre-commit hook passes every changed file: each finding still comes once, in context."""
+    _, out, _ = run("lint", "--select", "HT101", "httpd.conf", "conf.d/legacy.conf", cwd=server)
+    assert codes(out) == [("conf.d/legacy.conf:5", "HT101")]
+
+
+def test_migrate_prints_the_file_and_what_changed_of_its_includes(server):
+    code, out, _ = run("migrate", "--select", "HT101", str(server / "httpd.conf"))
+    assert out == (f"# ==> {server}/conf.d/legacy.conf <==\n" + SITE_22.replace("MaxClients", "MaxRequestWorkers")
+                   + f"# ==> {server}/httpd.conf <==\nServerName x\nInclude conf.d/*.conf\n")
+
+
+def test_migrate_write_changes_the_included_file_through_its_link(tmp_path):
+    """Debian enables a site with a link in sites-enabled/: the file it points to is rewritten, the link stays."""
+    (tmp_path / "sites-available").mkdir()
+    (tmp_path / "sites-enabled").mkdir()
+    (tmp_path / "sites-available" / "legacy.conf").write_text(SITE_22)
+    os.symlink("../sites-available/legacy.conf", tmp_path / "sites-enabled" / "legacy.conf")
+    (tmp_path / "apache2.conf").write_text("IncludeOptional sites-enabled/*.conf\n")
+    code, _, err = run("migrate", "--write", str(tmp_path / "apache2.conf"))
+    assert os.readlink(tmp_path / "sites-enabled" / "legacy.conf") == "../sites-available/legacy.conf"
+    text = (tmp_path / "sites-available" / "legacy.conf").read_text()
+    assert "Require all granted" in text and "Order" not in text and "MaxRequestWorkers 10" in text, err
+    assert (tmp_path / "apache2.conf").read_text() == "IncludeOptional sites-enabled/*.conf\n"
+
+
+def test_a_server_root_line_is_followed_when_the_file_lies_under_it(tmp_path):
+    (tmp_path / "conf" / "conf.d").mkdir(parents=True)
+    (tmp_path / "conf.d").mkdir()
+    (tmp_path / "conf" / "httpd.conf").write_text(f'ServerRoot "{tmp_path}"\nInclude conf.d/*.conf\n')
+    (tmp_path / "conf.d" / "real.conf").write_text("MaxClients 1\n")
+    (tmp_path / "conf" / "conf.d" / "decoy.conf").write_text("MaxClients 2\n")
+    code, out, err = run("lint", "--select", "HT101", str(tmp_path / "conf" / "httpd.conf"))
+    assert codes(out) == [(f"{tmp_path}/conf.d/real.conf:1", "HT101")] and err.startswith("Found 1 ")
+
+
+def test_a_copy_whose_server_root_is_elsewhere_reads_its_own_tree_and_says_so(tmp_path):
+    """Red Hat's layout checked into a repository: conf/httpd.conf names /etc/httpd, its conf.d/ is beside conf/."""
+    (tmp_path / "conf").mkdir()
+    (tmp_path / "conf.d").mkdir()
+    (tmp_path / "conf" / "httpd.conf").write_text('ServerRoot "/nonexistent/etc/httpd"\nInclude conf.d/*.conf\n')
+    (tmp_path / "conf.d" / "site.conf").write_text("MaxClients 1\n")
+    code, out, err = run("lint", "--select", "HT101,HT403", str(tmp_path / "conf" / "httpd.conf"))
+    assert codes(out) == [(f"{tmp_path}/conf.d/site.conf:1", "HT101")]
+    assert (f"httpd24: {tmp_path}/conf/httpd.conf: its ServerRoot /nonexistent/etc/httpd does not hold it: "
+            f"Includes are read from {tmp_path} (--server-root chooses another directory)") in err
+
+
+def test_server_root_option_decides(tmp_path):
+    (tmp_path / "a" / "conf.d").mkdir(parents=True)
+    (tmp_path / "b" / "conf.d").mkdir(parents=True)
+    (tmp_path / "a" / "httpd.conf").write_text("Include conf.d/*.conf\n")
+    (tmp_path / "a" / "conf.d" / "x.conf").write_text("MaxClients 1\n")
+    (tmp_path / "b" / "conf.d" / "y.conf").write_text("MaxClients 2\n")
+    _, out, _ = run("lint", "--select", "HT101", "--server-root", str(tmp_path / "b"), str(tmp_path / "a" / "httpd.conf"))
+    assert codes(out) == [(f"{tmp_path}/b/conf.d/y.conf:1", "HT101")]
+
+
+def test_an_absolute_include_outside_the_server_root_is_read(tmp_path):
+    (tmp_path / "server").mkdir()
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared" / "common.conf").write_text("MaxClients 3\n")
+    (tmp_path / "server" / "httpd.conf").write_text(f"Include {tmp_path}/shared/*.conf\n")
+    code, out, _ = run("lint", "--select", "HT101,HT403", str(tmp_path / "server" / "httpd.conf"))
+    assert codes(out) == [(f"{tmp_path}/shared/common.conf:1", "HT101")]
+
+
+def test_an_include_cycle_on_disk_is_an_error_at_its_line(tmp_path):
+    (tmp_path / "a.conf").write_text("ServerName x\nInclude b.conf\n")
+    (tmp_path / "b.conf").write_text("Include a.conf\n")
+    code, _, err = run("lint", str(tmp_path / "a.conf"))
+    assert code == 2
+    assert f"{tmp_path}/b.conf:1:1: error: Include cycle: a.conf -> b.conf -> a.conf" in err, err
+    assert "Traceback" not in err
+
+
+def test_a_parse_error_in_an_included_file_is_shown_at_its_path(server):
+    (server / "conf.d" / "broken.conf").write_text("<Directory /x>\n")
+    code, _, err = run("lint", str(server / "httpd.conf"))
+    assert code == 2 and f"{server}/conf.d/broken.conf:1:1: error: <Directory> was not closed" in err, err
+
+
+def test_standard_input_follows_includes_from_the_working_directory(server, monkeypatch):
+    _, out, _ = run("lint", "--select", "HT101", "-", cwd=server, stdin="Include conf.d/*.conf\n", monkeypatch=monkeypatch)
+    assert codes(out) == [("conf.d/legacy.conf:5", "HT101")]
+
+
+@pytest.mark.apache
+def test_a_debian_tree_migrated_from_its_apache2_conf_passes_real_apache2_without_access_compat(tmp_path, httpd):
+    """Debian's own /etc/apache2 plus a 2.2 site enabled by a link: `migrate --write apache2.conf` rewrites the
+    site's file, and the real apache2 then starts the whole tree (-t) with mod_access_compat disabled."""
+    if not os.path.isfile("/etc/apache2/apache2.conf"):
+        pytest.skip("Debian's /etc/apache2 is not installed")
+    tree = tmp_path / "apache2"
+    shutil.copytree("/etc/apache2", tree, symlinks=True)
+    # Under Debian's <Directory /var/www/> (Require all granted): 2.4 + mod_access_compat grants there today.
+    (tree / "sites-available" / "legacy.conf").write_text(SITE_22.replace("/srv/legacy", "/var/www/legacy"))
+    os.symlink("../sites-available/legacy.conf", tree / "sites-enabled" / "legacy.conf")
+    for name in ("access_compat.load",):
+        if (tree / "mods-enabled" / name).is_symlink():
+            (tree / "mods-enabled" / name).unlink()
+    env = httpd.env(tmp_path / "run")
+
+    def configtest() -> subprocess.CompletedProcess:
+        return subprocess.run([httpd.binary, "-t", "-d", str(tree), "-f", str(tree / "apache2.conf")],
+                              env=env, capture_output=True, text=True, timeout=60)
+
+    before = configtest()
+    assert before.returncode != 0 and "Invalid command 'Order'" in before.stderr, before.stderr
+    code, out, err = run("migrate", "--write", str(tree / "apache2.conf"))
+    assert "Require all granted" in (tree / "sites-available" / "legacy.conf").read_text(), err
+    assert (tree / "sites-enabled" / "legacy.conf").is_symlink()
+    after = configtest()
+    assert after.returncode == 0, after.stderr + err
