@@ -184,3 +184,16 @@ def test_a_debian_tree_migrated_from_its_apache2_conf_passes_real_apache2_withou
     assert (tree / "sites-enabled" / "legacy.conf").is_symlink()
     after = configtest()
     assert after.returncode == 0, after.stderr + err
+
+
+def test_an_include_of_a_huge_tree_stops_at_the_file_limit(tmp_path, monkeypatch):
+    """`Include /` would read the whole file system: following stops at MAX_FILES, and says so."""
+    from httpd24.config import disk
+
+    monkeypatch.setattr(disk, "MAX_FILES", 3)
+    (tmp_path / "tree" / "a" / "b").mkdir(parents=True)
+    for i, where in enumerate(["tree", "tree/a", "tree/a/b", "tree/a/b"]):
+        (tmp_path / where / f"f{i}.conf").write_text("ServerName x\n")
+    (tmp_path / "httpd.conf").write_text("Include tree\n")
+    code, out, err = run("lint", str(tmp_path / "httpd.conf"))
+    assert code == 0 and "not read (more than 3 files included; not followed further)" in err, err

@@ -11,9 +11,11 @@ includes is then linted as possibly read, as a directory's unreferenced files ar
 from __future__ import annotations
 
 import glob
+import itertools
 import os
 import posixpath
 from dataclasses import dataclass, field
+from typing import Iterator
 
 from .configset import ConfigSet, not_configuration
 from .errors import ParseError
@@ -112,7 +114,8 @@ def find_server_root(entry_path: str, doc: Document | None) -> tuple[str, str]:
     if declared is not None and os.path.isdir(declared) and _under(os.path.realpath(entry_path), os.path.realpath(declared)):
         return declared, ""
     patterns = [p for p in (_include_patterns(doc) if doc is not None else []) if not p.startswith("/")]
-    best = max((here, os.path.dirname(here)), key=lambda c: sum(1 for p in patterns if _matches(p, c)))  # a tie: here
+    best = max((here, os.path.dirname(here)),  # a tie: here
+               key=lambda c: sum(1 for p in patterns if next(_matches(p, c), None) is not None))
     if declared is None:
         return best, ""
     return best, (f"its ServerRoot {declared} does not hold it: Includes are read from {best} "
@@ -137,24 +140,23 @@ def _include_patterns(doc: Document) -> list[str]:
     ]
 
 
-def _matches(pattern: str, root: str) -> list[str]:
+def _matches(pattern: str, root: str) -> Iterator[str]:
     """The files httpd reads for an Include pattern: wildcards per path component (no dot files),
-    alphabetically; a directory means every file below it."""
-    full = pattern if pattern.startswith("/") else os.path.join(root, pattern)
-    full = posixpath.normpath(full)
-    if glob.has_magic(full):
-        found = sorted(glob.glob(full))
-    else:
-        found = [full] if os.path.exists(full) else []
-    out: list[str] = []
+    alphabetically; a directory means every file below it. At most :data:`MAX_FILES` of them, so
+    that ``Include /`` ends."""
+    full = posixpath.normpath(pattern if pattern.startswith("/") else os.path.join(root, pattern))
+    found = sorted(glob.glob(full)) if glob.has_magic(full) else [full]
+    return itertools.islice(_files(found), MAX_FILES)
+
+
+def _files(found: list[str]) -> Iterator[str]:
     for match in found:
         if os.path.isdir(match):
             for dirpath, dirnames, filenames in os.walk(match):
                 dirnames.sort()
-                out.extend(os.path.join(dirpath, f) for f in sorted(filenames))
+                yield from (os.path.join(dirpath, f) for f in sorted(filenames))
         elif os.path.isfile(match):
-            out.append(match)
-    return out
+            yield match
 
 
 def _name(path: str, root: str) -> str:
