@@ -187,13 +187,23 @@ def test_a_debian_tree_migrated_from_its_apache2_conf_passes_real_apache2_withou
 
 
 def test_an_include_of_a_huge_tree_stops_at_the_file_limit(tmp_path, monkeypatch):
-    """`Include /` would read the whole file system: following stops at MAX_FILES, and says so."""
+    """`Include /` would list the whole file system: the listing stops at MAX_FILES, and says so."""
     from httpd24.config import disk
 
     monkeypatch.setattr(disk, "MAX_FILES", 3)
-    (tmp_path / "tree" / "a" / "b").mkdir(parents=True)
-    for i, where in enumerate(["tree", "tree/a", "tree/a/b", "tree/a/b"]):
-        (tmp_path / where / f"f{i}.conf").write_text("ServerName x\n")
+    for i in range(20):
+        (tmp_path / "tree" / f"d{i:02}").mkdir(parents=True)
+        (tmp_path / "tree" / f"d{i:02}" / "f.conf").write_text("ServerName x\n")
     (tmp_path / "httpd.conf").write_text("Include tree\n")
+    listed = []
+    real_walk = os.walk
+
+    def walk(top, *args, **kwargs):
+        for entry in real_walk(top, *args, **kwargs):
+            listed.append(entry[0])
+            yield entry
+
+    monkeypatch.setattr(os, "walk", walk)
     code, out, err = run("lint", str(tmp_path / "httpd.conf"))
     assert code == 0 and "not read (more than 3 files included; not followed further)" in err, err
+    assert len(listed) <= 8, f"listed {len(listed)} of 21 directories for 3 files"
