@@ -194,6 +194,33 @@ def test_a_refused_disruption_budget_does_not_hold_back_the_rollout():
     assert c.written.get(path("policy/v1", "poddisruptionbudgets", "a", "web")) is None  # tried again later
 
 
+def test_a_refused_budget_is_announced_once_while_the_rollout_reports_on():
+    """Each reconcile retries the refused budget, and a finished rollout reports RolledOut: neither event may
+    repeat because the other one came in between (found on the real cluster: three identical Events)."""
+    from httpd24.k8s.rollout_api import path
+
+    server = {"apiVersion": "httpd24.io/v1alpha1", "kind": "HttpdServer",
+              "metadata": {"name": "web", "namespace": "a", "uid": "u-1", "generation": 1},
+              "spec": {"configMapRef": {"name": "site"}}}
+    objects = {path("httpd24.io/v1alpha1", "httpdservers", "a", "web"): server,
+               path("v1", "configmaps", "a", "site"): dict(_cm(), metadata={"name": "site", "uid": "c-1", "resourceVersion": "1"})}
+    kube = MemoryKube(objects, refuse="poddisruptionbudgets")
+    dep_url = path("apps/v1", "deployments", "a", "web")
+
+    async def go():
+        c = Controller(kube=kube, gate=Gate(netns="off"), workers=1)  # type: ignore[arg-type]
+        await c.reconcile("a", "web")
+        kube.objects[dep_url]["status"] = {"replicas": 1, "readyReplicas": 1, "updatedReplicas": 1, "availableReplicas": 1}
+        for _ in range(3):  # the Deployment's status changes bring reconciles
+            c.deps.pop(("a", "web"), None)
+            await c.reconcile("a", "web")
+        return c
+
+    asyncio.run(go())
+    reasons = [e["reason"] for e in kube.events]
+    assert reasons.count("DisruptionBudgetFailed") == 1 and reasons.count("RolledOut") == 1, reasons
+
+
 class WatchKube:
     """Records the metadata watches started; each yields one RESYNC, then waits."""
 

@@ -284,6 +284,56 @@ def test_change_failing_httpd_t_keeps_the_old_replicaset_and_reports(cluster, op
     assert "rejectedHash" not in fixed["status"]
 
 
+def test_a_disruption_budget_the_apiserver_refuses_does_not_hold_back_the_rollout(cluster, operator, ns):  # noqa: F811
+    """A cluster policy (here a real ValidatingAdmissionPolicy) refuses PodDisruptionBudgets: the pods still roll
+    out, the refusal is an Event with the apiserver's own message, and the budget comes once the policy goes."""
+    policy = f"no-pdb-{ns}"
+    apply(cluster, {
+        "apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
+        "metadata": {"name": policy},
+        "spec": {"failurePolicy": "Fail",
+                 "matchConstraints": {"resourceRules": [{"apiGroups": ["policy"], "apiVersions": ["v1"],
+                                                         "operations": ["CREATE", "UPDATE"],
+                                                         "resources": ["poddisruptionbudgets"]}]},
+                 "validations": [{"expression": "false", "message": "budgets are set by the platform team here"}]},
+    }, {
+        "apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicyBinding",
+        "metadata": {"name": policy},
+        "spec": {"policyName": policy, "validationActions": ["Deny"],
+                 "matchResources": {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": ns}}}},
+    })
+    try:
+        probe = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "probe", "namespace": ns},
+                 "spec": {"maxUnavailable": 1, "selector": {"matchLabels": {"probe": "budget"}}}}
+
+        def policy_active():
+            proc = cluster.kubectl("create", "--dry-run=server", "-f", "-", input=yaml.safe_dump(probe), check=False)
+            return proc.returncode != 0 and "platform team" in proc.stderr
+
+        wait_for("the policy refuses budgets", policy_active, timeout=60)
+        apply(cluster, configmap("site", ns, CONF_22.format(clients=150)), server("web", ns, "site"))
+        wait_for("web Ready although its budget is refused", ready_with(cluster, "web", ns), operator=operator)
+        assert get(cluster, "poddisruptionbudget", "web", ns) is None
+
+        def refusal_event():
+            return [e for e in listing(cluster, "events", ns)
+                    if e["reason"] == "DisruptionBudgetFailed" and e["involvedObject"]["name"] == "web"]
+
+        wait_for("the refusal as an Event", refusal_event, timeout=60, operator=operator)
+        time.sleep(2)  # the reconciles of the rollout's progress retry the budget: still one Event
+        [event] = refusal_event()
+        assert event["type"] == "Warning" and "budgets are set by the platform team here" in event["message"], event
+    finally:
+        cluster.kubectl("delete", "validatingadmissionpolicybinding", policy, "--ignore-not-found", check=False)
+        cluster.kubectl("delete", "validatingadmissionpolicy", policy, "--ignore-not-found", check=False)
+    # without the policy, the next reconcile (a change of the server here; else the retry) makes it
+    wait_for("the policy gone", lambda: not policy_active(), timeout=60)
+    cluster.kubectl("annotate", "httpdserver", "web", "-n", ns, "example.test/touched=1")
+    pdb = wait_for("the budget once allowed", lambda: get(cluster, "poddisruptionbudget", "web", ns), timeout=90,
+                   operator=operator)
+    assert pdb["spec"]["maxUnavailable"] == 1
+
+
 def test_deleting_the_server_removes_what_it_owned(cluster, operator, ns):  # noqa: F811
     apply(cluster, configmap("site", ns, CONF_22.format(clients=150)), server("web", ns, "site"))
     wait_for("rollout", ready_with(cluster, "web", ns), operator=operator)

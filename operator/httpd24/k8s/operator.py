@@ -138,7 +138,8 @@ class Controller:
         self.bodies: dict[Key, dict] = {}
         self.deps: dict[Key, dict] = {}
         self.cm_versions: dict[Key, str] = {}
-        self.announced: dict[Key, str] = {}  # last event (reason+hash) per server, to emit each decision once
+        #: per server and topic, the last event posted (reason + tag), to emit each decision once
+        self.announced: dict[Key, dict[str, str]] = {}
         self.cleaned: dict[Key, str] = {}
         #: url -> digest of the body this process last wrote there (ConfigMaps, Services): skips a GET
         #: and a no-op apply on every status-driven reconcile; cleared by each resync.
@@ -296,15 +297,20 @@ class Controller:
         self.gate.close()
 
     # -- events ---------------------------------------------------------------------------
-    async def event(self, server: dict, type_: str, reason: str, message: str, once: str | None = None) -> None:
-        """Post a core/v1 Event on the HttpdServer; with ``once``, only when it differs from the last one."""
+    async def event(self, server: dict, type_: str, reason: str, message: str, once: str | None = None,
+                    topic: str = "config") -> None:
+        """Post a core/v1 Event on the HttpdServer; with ``once``, only when it differs from the last one of
+        its ``topic``. What happens to the configuration is one topic, so a configuration that fails, passes
+        and fails again is announced each time; the budget and the Service have their own, so their
+        retries, between which the rollout reports, are announced once (:meth:`forget` when they succeed)."""
         meta = server["metadata"]
         key = (meta["namespace"], meta["name"])
         if once is not None:
             tag = f"{reason}:{once}"
-            if self.announced.get(key) == tag:
+            memory = self.announced.setdefault(key, {})
+            if memory.get(topic) == tag:
                 return
-            self.announced[key] = tag
+            memory[topic] = tag
         stamp = rollout.now()
         body = {
             "apiVersion": "v1",
@@ -327,6 +333,10 @@ class Controller:
             await self.kube.create(path("v1", "events", meta["namespace"]), body)
         except ApiError as e:
             log.info("could not post event %s on %s/%s: %s", reason, meta["namespace"], meta["name"], e)
+
+    def forget(self, key: Key, topic: str) -> None:
+        """The topic's trouble is over: the next one is news again."""
+        self.announced.get(key, {}).pop(topic, None)
 
     # -- reconcile ------------------------------------------------------------------------
     async def reconcile(self, namespace: str, name: str) -> None:
@@ -452,9 +462,10 @@ class Controller:
             try:
                 await self.apply_if_changed(pdb_url, rollout.disruption_budget(server))
                 self.written[pdb_url] = "applied"
+                self.forget(key, "budget")
             except ApiError as e:
                 await self.event(server, "Warning", "DisruptionBudgetFailed", f"PodDisruptionBudget {name}: {e.message}",
-                                 once=f"pdb:{e.status}")
+                                 once=str(e.status), topic="budget")
                 self.enqueue(key, 30)
         svc_url = path("v1", "services", namespace, name)
         if plan.spec.service == "None":
@@ -468,8 +479,10 @@ class Controller:
                 try:
                     await self.apply_if_changed(svc_url, svc_body)
                     self.written[svc_url] = svc_digest
+                    self.forget(key, "service")
                 except ApiError as e:
-                    await self.event(server, "Warning", "ServiceFailed", f"Service {name}: {e.message}", once=svc_digest)
+                    await self.event(server, "Warning", "ServiceFailed", f"Service {name}: {e.message}", once=svc_digest,
+                                     topic="service")
                     self.enqueue(key, 30)
         done, reason, counts = rollout.rollout_state(dep, plan.hash)
         if done:
