@@ -53,7 +53,7 @@ def test_secret_index_only_when_watching_secrets():
         off = _controller()
         off.observe_server("a", "web", spec)
         assert off.by_secret == {} and off.secret_refs == {}
-        assert await off.secrets_version({"metadata": {"namespace": "a"}}, parse_spec(spec), None) is None
+        assert await off.secrets_version({"metadata": {"namespace": "a", "name": "web"}}, parse_spec(spec), None) is None
 
         c = Controller(kube=None, gate=Gate(netns="off"), workers=1, watch_secrets=True)  # type: ignore[arg-type]
         c.observe_server("a", "web", spec)
@@ -66,9 +66,9 @@ def test_secret_index_only_when_watching_secrets():
         assert {c.queue.get_nowait() for _ in range(c.queue.qsize())} == {("a", "web")}
         c.observe_secret("a", "site-tls", "u/2")
         c.queued.clear()
-        first = await c.secrets_version({"metadata": {"namespace": "a"}}, parse_spec(spec), None)
+        first = await c.secrets_version({"metadata": {"namespace": "a", "name": "web"}}, parse_spec(spec), None)
         c.observe_secret("a", "site-tls", "u/3")  # renewed
-        assert await c.secrets_version({"metadata": {"namespace": "a"}}, parse_spec(spec), first) != first
+        assert await c.secrets_version({"metadata": {"namespace": "a", "name": "web"}}, parse_spec(spec), first) != first
         c.observe_server("a", "web", {"configMapRef": {"name": "site"}})  # no secrets any more
         assert c.by_secret == {("a", "site-tls"): {"api"}}
 

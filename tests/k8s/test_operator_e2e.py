@@ -334,6 +334,54 @@ def test_a_disruption_budget_the_apiserver_refuses_does_not_hold_back_the_rollou
     assert pdb["spec"]["maxUnavailable"] == 1
 
 
+def test_what_the_server_names_may_come_later_and_may_go(cluster, operator, ns, tmp_path):  # noqa: F811
+    """A ConfigMap created after its HttpdServer: Pending with the reason, then the rollout. A Secret of a running
+    server deleted: the pods stay as they are, one Event says why; recreated: the pods roll for it."""
+    apply(cluster, server("web", ns, "later", secrets=[{"name": "later-tls"}]))
+
+    def waiting():
+        srv = get(cluster, "httpdserver", "web", ns)
+        c = condition(srv, "ConfigValid")
+        return srv if c and c["reason"] == "ConfigMapNotFound" else None
+
+    srv = wait_for("ConfigMapNotFound", waiting, operator=operator)
+    assert srv["status"]["phase"] == "Pending" and get(cluster, "deployment", "web", ns) is None
+    assert f"ConfigMap {ns}/later not found" in condition(srv, "ConfigValid")["message"]
+
+    ca_pem, ca_key = certs.make_ca("httpd24 e2e CA")
+    cert_pem, key_pem = certs.make_serving_cert(ca_pem, ca_key, ["later.example.test"])
+    (tmp_path / "tls.crt").write_bytes(cert_pem)
+    (tmp_path / "tls.key").write_bytes(key_pem)
+
+    def create_secret():
+        cluster.kubectl("create", "secret", "tls", "later-tls", "-n", ns,
+                        f"--cert={tmp_path / 'tls.crt'}", f"--key={tmp_path / 'tls.key'}")
+
+    create_secret()
+    apply(cluster, configmap("later", ns, CONF_22.format(clients=150)))
+    wait_for("Ready once the ConfigMap exists", ready_with(cluster, "web", ns), operator=operator)
+    dep = get(cluster, "deployment", "web", ns)
+    version = dep["spec"]["template"]["metadata"]["annotations"][rollout.ANNOTATION_SECRETS]
+
+    cluster.kubectl("delete", "secret", "later-tls", "-n", ns)
+
+    def missing_events():
+        return [e for e in listing(cluster, "events", ns)
+                if e["reason"] == "SecretNotFound" and e["involvedObject"]["name"] == "web"]
+
+    wait_for("SecretNotFound", missing_events, timeout=60, operator=operator)
+    cluster.kubectl("annotate", "httpdserver", "web", "-n", ns, "example.test/touched=1")  # one more reconcile
+    time.sleep(3)
+    [event] = missing_events()
+    assert event["type"] == "Warning" and "the running ones keep serving" in event["message"]
+    kept = get(cluster, "deployment", "web", ns)
+    assert kept["spec"]["template"]["metadata"]["annotations"][rollout.ANNOTATION_SECRETS] == version
+
+    create_secret()  # a new Secret (new uid): the pods roll, since httpd reads certificates only at start
+    wait_for("pods rolled for the recreated Secret", lambda: get(cluster, "deployment", "web", ns)["spec"]["template"][
+        "metadata"]["annotations"][rollout.ANNOTATION_SECRETS] != version, operator=operator)
+
+
 def test_deleting_the_server_removes_what_it_owned(cluster, operator, ns):  # noqa: F811
     apply(cluster, configmap("site", ns, CONF_22.format(clients=150)), server("web", ns, "site"))
     wait_for("rollout", ready_with(cluster, "web", ns), operator=operator)

@@ -301,8 +301,9 @@ class Controller:
                     topic: str = "config") -> None:
         """Post a core/v1 Event on the HttpdServer; with ``once``, only when it differs from the last one of
         its ``topic``. What happens to the configuration is one topic, so a configuration that fails, passes
-        and fails again is announced each time; the budget and the Service have their own, so their
-        retries, between which the rollout reports, are announced once (:meth:`forget` when they succeed)."""
+        and fails again is announced each time; the budget, the Service and the Secrets have their own, so
+        their retries, between which the rollout reports, are announced once (:meth:`forget` when they
+        succeed)."""
         meta = server["metadata"]
         key = (meta["namespace"], meta["name"])
         if once is not None:
@@ -513,10 +514,11 @@ class Controller:
                 if meta is None:
                     await self.event(server, "Warning", "SecretNotFound",
                                      f"Secret {namespace}/{secret.name} of spec.secrets not found: new pods cannot start "
-                                     f"until it exists; the running ones keep serving", once=f"secret:{secret.name}")
+                                     f"until it exists; the running ones keep serving", once=secret.name, topic="secrets")
                     return deployed
                 version = self.secret_versions.setdefault(key, _version(meta))  # the watch may be newer
             versions.append(version)
+        self.forget((namespace, server["metadata"]["name"]), "secrets")
         return _digest(versions)
 
     @staticmethod
