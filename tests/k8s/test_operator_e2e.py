@@ -284,18 +284,20 @@ def test_change_failing_httpd_t_keeps_the_old_replicaset_and_reports(cluster, op
     assert "rejectedHash" not in fixed["status"]
 
 
-def test_a_disruption_budget_the_apiserver_refuses_does_not_hold_back_the_rollout(cluster, operator, ns):  # noqa: F811
-    """A cluster policy (here a real ValidatingAdmissionPolicy) refuses PodDisruptionBudgets: the pods still roll
-    out, the refusal is an Event with the apiserver's own message, and the budget comes once the policy goes."""
+def test_a_budget_and_service_the_apiserver_refuses_do_not_hold_back_the_rollout(cluster, operator, ns):  # noqa: F811
+    """A cluster policy (here a real ValidatingAdmissionPolicy) refuses PodDisruptionBudgets and Services: the pods
+    still roll out, each refusal is one Event with the apiserver's own message, and both come once the policy goes."""
     policy = f"no-pdb-{ns}"
     apply(cluster, {
         "apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
         "metadata": {"name": policy},
         "spec": {"failurePolicy": "Fail",
-                 "matchConstraints": {"resourceRules": [{"apiGroups": ["policy"], "apiVersions": ["v1"],
-                                                         "operations": ["CREATE", "UPDATE"],
-                                                         "resources": ["poddisruptionbudgets"]}]},
-                 "validations": [{"expression": "false", "message": "budgets are set by the platform team here"}]},
+                 "matchConstraints": {"resourceRules": [
+                     {"apiGroups": ["policy"], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE"],
+                      "resources": ["poddisruptionbudgets"]},
+                     {"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE"],
+                      "resources": ["services"]}]},
+                 "validations": [{"expression": "false", "message": "set by the platform team here"}]},
     }, {
         "apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicyBinding",
         "metadata": {"name": policy},
@@ -312,17 +314,19 @@ def test_a_disruption_budget_the_apiserver_refuses_does_not_hold_back_the_rollou
 
         wait_for("the policy refuses budgets", policy_active, timeout=60)
         apply(cluster, configmap("site", ns, CONF_22.format(clients=150)), server("web", ns, "site"))
-        wait_for("web Ready although its budget is refused", ready_with(cluster, "web", ns), operator=operator)
-        assert get(cluster, "poddisruptionbudget", "web", ns) is None
+        wait_for("web Ready although its budget and Service are refused", ready_with(cluster, "web", ns), operator=operator)
+        assert get(cluster, "poddisruptionbudget", "web", ns) is None and get(cluster, "service", "web", ns) is None
 
-        def refusal_event():
-            return [e for e in listing(cluster, "events", ns)
-                    if e["reason"] == "DisruptionBudgetFailed" and e["involvedObject"]["name"] == "web"]
+        def refusals():
+            return sorted(e["reason"] for e in listing(cluster, "events", ns) if e["involvedObject"]["name"] == "web"
+                          and e["reason"] in ("DisruptionBudgetFailed", "ServiceFailed"))
 
-        wait_for("the refusal as an Event", refusal_event, timeout=60, operator=operator)
-        time.sleep(2)  # the reconciles of the rollout's progress retry the budget: still one Event
-        [event] = refusal_event()
-        assert event["type"] == "Warning" and "budgets are set by the platform team here" in event["message"], event
+        wait_for("the refusals as Events", lambda: len(refusals()) >= 2, timeout=60, operator=operator)
+        time.sleep(2)  # the reconciles of the rollout's progress retry both: still one Event each
+        assert refusals() == ["DisruptionBudgetFailed", "ServiceFailed"]
+        for event in listing(cluster, "events", ns):
+            if event["reason"] in ("DisruptionBudgetFailed", "ServiceFailed"):
+                assert event["type"] == "Warning" and "set by the platform team here" in event["message"], event
     finally:
         cluster.kubectl("delete", "validatingadmissionpolicybinding", policy, "--ignore-not-found", check=False)
         cluster.kubectl("delete", "validatingadmissionpolicy", policy, "--ignore-not-found", check=False)
@@ -332,6 +336,8 @@ def test_a_disruption_budget_the_apiserver_refuses_does_not_hold_back_the_rollou
     pdb = wait_for("the budget once allowed", lambda: get(cluster, "poddisruptionbudget", "web", ns), timeout=90,
                    operator=operator)
     assert pdb["spec"]["maxUnavailable"] == 1
+    svc = wait_for("the Service once allowed", lambda: get(cluster, "service", "web", ns), timeout=90, operator=operator)
+    assert svc["spec"]["ports"][0]["port"] == 8080
 
 
 def test_what_the_server_names_may_come_later_and_may_go(cluster, operator, ns, tmp_path):  # noqa: F811
