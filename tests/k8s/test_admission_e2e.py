@@ -329,6 +329,38 @@ def test_audit_stores_unchanged_with_the_record(cluster, webhook):  # noqa: F811
     assert "httpd24.io/original" not in annotations
 
 
+# -- existing objects ----------------------------------------------------------------------------------------------------
+def test_enforce_lets_updates_that_keep_a_stored_config_through(cluster, webhook):  # noqa: F811
+    """A namespace moved from audit to enforce: its stored 2.2 ConfigMaps can still be labelled by other tools and
+    deleted through their finalizers (updates that leave the configuration as it is, as Kyverno allows existing
+    violations); a change of the configuration itself is reviewed as any other."""
+    ns = make_namespace(cluster, webhook, "audit")
+    data = (CORPUS / "apache-2.2.15-httpd-mpm.conf.in").read_bytes()
+    cluster.kubectl("apply", "-n", ns, "-f", "-", input=manifest("web", {"httpd.conf": data}))
+    cluster.kubectl("patch", "configmap", "web", "-n", ns, "--type=merge", "-p",
+                    json.dumps({"metadata": {"finalizers": ["example.test/keep"]}}))
+    cluster.kubectl("label", "namespace", ns, "httpd24.io/mode=enforce", "--overwrite")
+    webhook.wait_mode(ns, "enforce")
+
+    out = cluster.kubectl("label", "configmap", "web", "-n", ns, "team=web", check=False)
+    assert out.returncode == 0, out.stderr
+    assert "the configuration is unchanged by this update" in out.stderr
+    assert stored(cluster, ns, "web")["metadata"]["labels"]["team"] == "web"
+
+    changed = data.decode() + "MaxClients 10\n"
+    out = cluster.kubectl("apply", "-n", ns, "-f", "-", input=manifest("web", {"httpd.conf": changed.encode()}), check=False)
+    assert out.returncode != 0 and DENIED in out.stderr  # a new text is reviewed: still 2.2, so denied
+
+    cluster.kubectl("delete", "configmap", "web", "-n", ns, "--wait=false")
+    out = cluster.kubectl("patch", "configmap", "web", "-n", ns, "--type=json", "-p",
+                          json.dumps([{"op": "remove", "path": "/metadata/finalizers"}]), check=False)
+    assert out.returncode == 0, out.stderr
+    deadline = time.monotonic() + 30
+    while stored(cluster, ns, "web") is not None and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert stored(cluster, ns, "web") is None
+
+
 # -- what never reaches the webhook ------------------------------------------------------------------------------------
 def test_unlabelled_configmaps_never_reach_the_webhook(cluster, webhook):  # noqa: F811
     ns = make_namespace(cluster, webhook, "enforce")

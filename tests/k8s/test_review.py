@@ -475,3 +475,33 @@ def test_cached_analysis_keeps_no_parsed_tree(migrate):
     analysis = r.analyze(configmap({"httpd.conf": text}), migrate=migrate)
     assert analysis.findings and all(f.fix is None or f.fix.description for f in analysis.findings)
     assert _reachable_nodes(analysis) == 0
+
+
+def test_an_update_is_unchanged_only_when_nothing_the_review_reads_changed():
+    from httpd24.k8s.review import LABEL_CONFIG, unchanged_input
+
+    old = {"metadata": {"labels": {LABEL_CONFIG: "true"}, "annotations": {"httpd24.io/entry": "httpd.conf"}},
+           "data": {"httpd.conf": "KeepAlive 5\n"}}
+
+    def edited(**changes):
+        new = json.loads(json.dumps(old))
+        for path, value in changes.items():
+            target = new
+            *parents, last = path.split("__")
+            for part in parents:
+                target = target.setdefault(part, {})
+            target[last] = value
+        return new
+
+    assert unchanged_input(edited(metadata__labels={LABEL_CONFIG: "true", "team": "web"}), old)
+    assert unchanged_input(edited(metadata__finalizers=[]), old)
+    assert unchanged_input(edited(metadata__annotations={"httpd24.io/entry": "httpd.conf", "note": "x"}), old)
+    assert unchanged_input(edited(data={"httpd.conf": "KeepAlive On\n"}, metadata__deletionTimestamp="2026-11-22T00:00:00Z"), old)
+    assert not unchanged_input(edited(data={"httpd.conf": "KeepAlive On\n"}), old)
+    assert not unchanged_input(edited(binaryData={"x.conf": "S2VlcEFsaXZlIDU="}), old)
+    assert not unchanged_input(edited(metadata__annotations={"httpd24.io/entry": "main.conf"}), old)
+    assert not unchanged_input(edited(metadata__annotations={"httpd24.io/entry": "httpd.conf", "httpd24.io/mode": "enforce"}), old)
+    labelled_now = json.loads(json.dumps(old))
+    del labelled_now["metadata"]["labels"]
+    assert not unchanged_input(old, labelled_now)  # the label that asks for review is its first review
+    assert not unchanged_input(old, None)  # CREATE

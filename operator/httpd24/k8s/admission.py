@@ -179,7 +179,7 @@ def modes_snapshot(namespaces: Any, policies: Any) -> dict[str, Any]:
 
 
 # -- handlers --------------------------------------------------------------------------------------------------
-async def _decide(stage: review.Stage, body, namespace, name, operation, dryrun, indexes) -> review.Decision | None:
+async def _decide(stage: review.Stage, body, old, namespace, name, operation, dryrun, indexes) -> review.Decision | None:
     if operation not in ("CREATE", "UPDATE"):
         return None
     ns, mode, defaults, notes = await effective_mode(namespace or "", body, *indexes)
@@ -187,12 +187,15 @@ async def _decide(stage: review.Stage, body, namespace, name, operation, dryrun,
     if ns.excluded:
         metrics.DECISIONS.labels(webhook, "excluded", "skipped", str(bool(dryrun)).lower()).inc()
         return None
-    size = sum(len(v) for v in (body.get("data") or {}).values() if isinstance(v, str))
-    size += sum(len(v) for v in (body.get("binaryData") or {}).values() if isinstance(v, str))
-    decision = await REVIEWER.review(
-        f"{namespace}/{name}", body, size,
-        mode=mode, stage=stage, notes=notes, defaults=defaults, name=name, namespace=namespace,
-    )
+    if operation == "UPDATE" and review.unchanged_input(body, old):
+        decision = review.unchanged(mode, stage)
+    else:
+        size = sum(len(v) for v in (body.get("data") or {}).values() if isinstance(v, str))
+        size += sum(len(v) for v in (body.get("binaryData") or {}).values() if isinstance(v, str))
+        decision = await REVIEWER.review(
+            f"{namespace}/{name}", body, size,
+            mode=mode, stage=stage, notes=notes, defaults=defaults, name=name, namespace=namespace,
+        )
     dry = str(bool(dryrun)).lower()
     metrics.DECISIONS.labels(webhook, str(mode), decision.result, dry).inc()
     if stage == "validate":
@@ -210,11 +213,11 @@ async def _decide(stage: review.Stage, body, namespace, name, operation, dryrun,
 
 @kopf.on.mutate("configmaps", id=MUTATE_ID, labels={LABEL_CONFIG: "true"}, side_effects=False)
 async def mutate_configmap(
-    body, patch, warnings, dryrun, operation, namespace, name, httpd24_namespaces, httpd24_policies, **_
+    body, old, patch, warnings, dryrun, operation, namespace, name, httpd24_namespaces, httpd24_policies, **_
 ) -> None:
     raw = dict(body)
     decision = await _decide(
-        "mutate", raw, namespace, name, operation, dryrun, (httpd24_namespaces, httpd24_policies)
+        "mutate", raw, old, namespace, name, operation, dryrun, (httpd24_namespaces, httpd24_policies)
     )
     if decision is None:
         return
@@ -233,10 +236,10 @@ async def mutate_configmap(
 
 @kopf.on.validate("configmaps", id=VALIDATE_ID, labels={LABEL_CONFIG: "true"}, side_effects=False)
 async def validate_configmap(
-    body, warnings, dryrun, operation, namespace, name, httpd24_namespaces, httpd24_policies, **_
+    body, old, warnings, dryrun, operation, namespace, name, httpd24_namespaces, httpd24_policies, **_
 ) -> None:
     decision = await _decide(
-        "validate", dict(body), namespace, name, operation, dryrun, (httpd24_namespaces, httpd24_policies)
+        "validate", dict(body), old, namespace, name, operation, dryrun, (httpd24_namespaces, httpd24_policies)
     )
     if decision is None:
         return

@@ -30,7 +30,7 @@ ADMISSION_DURATION = Histogram(
 )
 DECISIONS = Counter(
     "httpd24_admission_decisions_total",
-    "Admission decisions by webhook, mode and result (allowed, denied, migrated, skipped).",
+    "Admission decisions by webhook, mode and result (allowed, denied, migrated, skipped, unchanged).",
     ["webhook", "mode", "result", "dry_run"],
 )
 FINDINGS = Counter(

@@ -520,7 +520,7 @@ class Decision:
     findings: list[Finding] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     applied: list[Finding] = field(default_factory=list)
-    #: "allowed", "denied", "migrated", "skipped"
+    #: "allowed", "denied", "migrated", "skipped", "unchanged" (an update that left the configuration as it was)
     result: str = "allowed"
 
     def json_patch(self, body: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -600,6 +600,39 @@ def review(
     if stage == "mutate":
         return _mutate(decision, analysis, mode, body, name, namespace)
     return _validate(decision, analysis, mode, notes)
+
+
+#: What the review reads of a ConfigMap besides its data and binaryData.
+INPUT_ANNOTATIONS = (ANN_MODE, ANN_ENTRY, ANN_SERVER_ROOT, ANN_CONFIG_DIR, ANN_DEFAULTS)
+UNCHANGED_WARNING = ("httpd24: the configuration is unchanged by this update, so it is let through as it was "
+                     "stored (a changed configuration is reviewed; `httpd24 lint` shows its findings)")
+
+
+def unchanged_input(new: Mapping[str, Any], old: Mapping[str, Any] | None) -> bool:
+    """Whether an UPDATE leaves what the review reads as it was, or finishes a deletion.
+
+    Such an update cannot make the configuration worse: denying it would only stop other tools from
+    labelling a ConfigMap stored before the namespace's mode got stricter, and a finalizer from being
+    removed (the ConfigMap would never go). Kyverno lets existing violations through the same way.
+    The label that puts a ConfigMap under review counts as input: labelling one is its first review.
+    """
+    if not isinstance(old, Mapping):
+        return False
+    meta, old_meta = new.get("metadata") or {}, old.get("metadata") or {}
+    if meta.get("deletionTimestamp"):
+        return True
+    if any((new.get(section) or {}) != (old.get(section) or {}) for section in ("data", "binaryData")):
+        return False
+    if (meta.get("labels") or {}).get(LABEL_CONFIG) != (old_meta.get("labels") or {}).get(LABEL_CONFIG):
+        return False
+    annotations, old_annotations = meta.get("annotations") or {}, old_meta.get("annotations") or {}
+    return all(annotations.get(key) == old_annotations.get(key) for key in INPUT_ANNOTATIONS)
+
+
+def unchanged(mode: Mode, stage: Stage) -> Decision:
+    """The decision for an update that leaves the configuration as it was (:func:`unchanged_input`)."""
+    return Decision(allowed=True, mode=mode, stage=stage, result="unchanged",
+                    warnings=[UNCHANGED_WARNING] if stage == "validate" else [])
 
 
 def _mutate(decision: Decision, analysis: Analysis, mode: Mode, body, name, namespace) -> Decision:
