@@ -130,32 +130,37 @@ def cmd_lint(args: argparse.Namespace, out, err) -> int:
     target = _target(args)
     select, ignore = _split_codes(args.select), _split_codes(args.ignore)
     collected: list[tuple[str, Finding]] = []
+    silenced: list[tuple[str, Finding]] = []
     progress = Progress(len(sources), "lint")
     for source in sources:
         failed |= _report_parse_errors(source, source.configset.errors, err)
+        quiet: list[Finding] = []
         try:
-            findings = lint(source.configset, target=target, select=select, ignore=ignore, defaults=args.defaults)
+            findings = lint(source.configset, target=target, select=select, ignore=ignore, defaults=args.defaults,
+                            silenced=quiet)
         except ParseError as error:  # an Include cycle
             failed |= _report_parse_errors(source, [error], err)
             findings = []
         collected.extend((source.display(f.file), f) for f in findings)
+        silenced.extend((source.display(f.file), f) for f in quiet)
         progress.step(source.label)
     progress.close()
     if args.format == "json":
         out.write(report.as_json(collected) + "\n")
     elif args.format == "sarif":
-        out.write(report.as_sarif(collected) + "\n")
+        out.write(report.as_sarif(collected, silenced) + "\n")
     elif args.format == "github":
         out.write(report.as_github(collected) + ("\n" if collected else ""))
     else:
         for file, finding in collected:
             out.write(report.text_line(finding, file) + "\n")
-        if collected and not args.quiet:
+        if (collected or silenced) and not args.quiet:
             fixable = sum(1 for _, f in collected if f.fixable)
             counts = {s: sum(1 for _, f in collected if f.severity is s) for s in Severity}
+            quiet_note = f" {len(silenced)} more silenced by `# httpd24: ignore` marks." if silenced else ""
             err.write(
                 f"Found {len(collected)} finding(s): {counts[Severity.ERROR]} error, {counts[Severity.WARNING]} warning, "
-                f"{counts[Severity.INFO]} info; {fixable} fixable with `httpd24 migrate` (marked [*]).\n"
+                f"{counts[Severity.INFO]} info; {fixable} fixable with `httpd24 migrate` (marked [*]).{quiet_note}\n"
             )
     if failed:
         return 2
@@ -264,6 +269,8 @@ def _summary(source: inputs.Source, migration: Migration, err) -> None:
             err.write(f"  manual  {report.text_line(finding, source.display(finding.file))}\n")
     for finding in notes:
         err.write(f"  note    {report.text_line(finding, source.display(finding.file))}\n")
+    for finding in migration.silenced:
+        err.write(f"  ignored {report.text_line(finding, source.display(finding.file))}\n")
 
 
 def cmd_migrate(args: argparse.Namespace, out, err) -> int:

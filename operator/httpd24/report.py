@@ -64,12 +64,14 @@ def _rule_descriptor(rule: Rule) -> dict:
     }
 
 
-def as_sarif(findings: Iterable[tuple[str, Finding]]) -> str:
-    """A SARIF 2.1.0 log with one run; every registered rule is described."""
+def as_sarif(findings: Iterable[tuple[str, Finding]], silenced: Iterable[tuple[str, Finding]] = ()) -> str:
+    """A SARIF 2.1.0 log with one run; every registered rule is described. ``silenced`` findings (an
+    ``# httpd24: ignore`` mark) are results with an in-source suppression, as code scanning expects."""
     rules = all_rules()
     index = {rule.code: i for i, rule in enumerate(rules)}
     results = []
-    for file, finding in findings:
+    quiet = [(file, finding, True) for file, finding in silenced]
+    for file, finding, suppressed in [(file, finding, False) for file, finding in findings] + quiet:
         message = finding.message + (f" -> {finding.replacement}" if finding.replacement else "")
         result = {
             "ruleId": finding.code,
@@ -86,6 +88,8 @@ def as_sarif(findings: Iterable[tuple[str, Finding]]) -> str:
         }
         if finding.code in index:
             result["ruleIndex"] = index[finding.code]
+        if suppressed:
+            result["suppressions"] = [{"kind": "inSource", "justification": "# httpd24: ignore mark"}]
         results.append(result)
     log = {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",

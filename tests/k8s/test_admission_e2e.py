@@ -361,6 +361,21 @@ def test_enforce_lets_updates_that_keep_a_stored_config_through(cluster, webhook
     assert stored(cluster, ns, "web") is None
 
 
+def test_enforce_honours_ignore_marks_and_says_so(cluster, webhook):  # noqa: F811
+    """mod_wsgi comes with the team's image: `# httpd24: ignore=HT406` above its directives lets the ConfigMap
+    in, and kubectl shows how many findings the marks silenced."""
+    ns = make_namespace(cluster, webhook, "enforce")
+    wsgi = "WSGIScriptAlias / /srv/app.wsgi\nWSGIDaemonProcess app\n"
+    out = cluster.kubectl("apply", "-n", ns, "-f", "-", input=manifest("bare", {"httpd.conf": wsgi.encode()}), check=False)
+    assert out.returncode != 0 and "HT406" in out.stderr  # without the marks: denied
+    marked = "# httpd24: ignore=HT406\nWSGIScriptAlias / /srv/app.wsgi\n# httpd24: ignore=HT406\nWSGIDaemonProcess app\n"
+    out = cluster.kubectl("apply", "-n", ns, "-f", "-", input=manifest("web", {"httpd.conf": marked.encode()}), check=False)
+    assert out.returncode == 0, out.stderr
+    assert ("Warning: httpd24: 2 findings silenced by `# httpd24: ignore` marks in the configuration (HT406 x2)"
+            in out.stderr), out.stderr
+    assert stored(cluster, ns, "web")["data"]["httpd.conf"] == marked
+
+
 # -- what never reaches the webhook ------------------------------------------------------------------------------------
 def test_unlabelled_configmaps_never_reach_the_webhook(cluster, webhook):  # noqa: F811
     ns = make_namespace(cluster, webhook, "enforce")

@@ -16,6 +16,7 @@ from ..config.gcpause import gc_paused
 from .context import Context, DefaultsPolicy
 from .finding import Applicability, Finding
 from .registry import Rule, all_rules
+from .suppression import split as split_silenced
 
 MAX_PASSES = 20
 
@@ -32,8 +33,9 @@ def rules_for(select: Sequence[str] | None = None, ignore: Sequence[str] | None 
     return [r for r in all_rules() if _selected(r.code, select, ignore)]
 
 
-def check(ctx: Context, rules: Iterable[Rule]) -> list[Finding]:
-    """Every finding of ``rules`` on the context, deduplicated, in file order."""
+def check(ctx: Context, rules: Iterable[Rule], silenced: list[Finding] | None = None) -> list[Finding]:
+    """Every finding of ``rules`` on the context, deduplicated, in file order; those an ignore mark
+    silences (:mod:`.suppression`) go to ``silenced`` instead, when given."""
     by_key: dict[str, list[Rule]] = {}
     whole: list[Rule] = []
     for rule in rules:
@@ -51,7 +53,10 @@ def check(ctx: Context, rules: Iterable[Rule]) -> list[Finding]:
     unique: dict[tuple, Finding] = {}
     for finding in findings:
         unique.setdefault((finding.code, finding.file, finding.line, finding.column, finding.message), finding)
-    return sorted(unique.values(), key=lambda f: (f.file, f.line, f.column, f.code))
+    kept, quiet = split_silenced(sorted(unique.values(), key=lambda f: (f.file, f.line, f.column, f.code)), ctx.configset)
+    if silenced is not None:
+        silenced[:] = quiet
+    return kept
 
 
 def lint(
@@ -61,11 +66,14 @@ def lint(
     select: Sequence[str] | None = None,
     ignore: Sequence[str] | None = None,
     defaults: DefaultsPolicy = None,
+    silenced: list[Finding] | None = None,
 ) -> list[Finding]:
-    """Findings for a configuration set. Raises ParseError on an Include cycle."""
+    """Findings for a configuration set. Raises ParseError on an Include cycle.
+
+    ``silenced``: filled with the findings an ``# httpd24: ignore`` mark silences."""
     with gc_paused():
         ctx = Context.build(configset, target, defaults)
-        return check(ctx, rules_for(select, ignore))
+        return check(ctx, rules_for(select, ignore), silenced)
 
 
 @dataclass
@@ -81,6 +89,8 @@ class Migration:
     configset: ConfigSet | None = None
     #: An Include cycle (in the input, or written by a fix): nothing could be checked past it.
     cycle: ParseError | None = None
+    #: Findings of the result that an ``# httpd24: ignore`` mark silences (their fixes were not applied).
+    silenced: list[Finding] = field(default_factory=list)
 
     @property
     def changed(self) -> set[str]:
@@ -120,6 +130,7 @@ def _migrate(configset, target, select, ignore, defaults, applicability) -> Migr
     current = configset
     cycle: ParseError | None = None
     remaining: list[Finding] = []
+    silenced: list[Finding] = []
     refused: set[tuple] = set()  # fixes that broke the text: never tried again
     careful = False  # after a broken pass, every fix is checked on its own
 
@@ -140,7 +151,7 @@ def _migrate(configset, target, select, ignore, defaults, applicability) -> Migr
 
     for _ in range(MAX_PASSES):
         try:
-            findings = check(Context.build(current, target, defaults), rules)
+            findings = check(Context.build(current, target, defaults), rules, silenced)
         except ParseError as error:  # an Include cycle
             failures.append(str(error))
             cycle = error
@@ -193,5 +204,6 @@ def _migrate(configset, target, select, ignore, defaults, applicability) -> Migr
     files = {name: doc.render() for name, doc in current.documents.items()}
     for name, data in original.items():
         files.setdefault(name, data)  # files that did not parse are kept as they were
-    return Migration(files, original, applied, remaining, failures, current, cycle)
+    return Migration(files, original, applied, remaining, failures, current, cycle,
+                     [f.detached() for f in silenced])
 

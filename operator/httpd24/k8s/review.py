@@ -268,6 +268,8 @@ class Analysis:
     migrated: dict[str, bytes] = field(default_factory=dict)
     applied: list[Finding] = field(default_factory=list)
     remaining: list[Finding] = field(default_factory=list)
+    #: Findings an ``# httpd24: ignore`` mark in the files silences (of the migrated files, after migrate).
+    silenced: list[Finding] = field(default_factory=list)
 
     @property
     def errors(self) -> list[Finding]:
@@ -345,7 +347,7 @@ def analyze(
             after.update(analysis.migrated)
             CACHE.put(
                 _cache_key(after, layout, False),
-                Analysis(layout, after, origin, [], analysis.remaining, skipped),
+                Analysis(layout, after, origin, [], analysis.remaining, skipped, silenced=analysis.silenced),
             )
     return analysis
 
@@ -384,12 +386,14 @@ def _analyze_trees(files, origin, problems, skipped, layout: Layout, migrate: bo
     analysis = Analysis(layout, files, origin, problems, [], skipped)
     if problems:
         return analysis
+    silenced: list[Finding] = []
     try:
-        findings = api.lint(configset, defaults=layout.defaults)
+        findings = api.lint(configset, defaults=layout.defaults, silenced=silenced)
     except ParseError as error:  # an Include cycle
         analysis.problems.append(_problem(error, layout))
         return analysis
     analysis.findings = [_renamed(f, layout) for f in findings]
+    analysis.silenced = [_renamed(f, layout) for f in silenced]
     if migrate:
         # The lint above only read the tree; migrate may edit it in place (one parse fewer).
         migration = api.migrate(configset, defaults=layout.defaults, applicability=Applicability.PRESERVE)
@@ -398,6 +402,7 @@ def _analyze_trees(files, origin, problems, skipped, layout: Layout, migrate: bo
         analysis.migrated_ok = True
         analysis.applied = [_renamed(f, layout) for f in migration.applied]
         analysis.remaining = [_renamed(f, layout) for f in migration.remaining]
+        analysis.silenced = [_renamed(f, layout) for f in migration.silenced]
         analysis.migrated = {layout.key(n): migration.files[n] for n in sorted(migration.changed)}
         for failure in migration.failures:
             analysis.problems.append(Problem(layout.entry, 0, 0, f"migration stopped: {failure}"))
@@ -724,6 +729,10 @@ def _annotations_size(body: Mapping[str, Any], changes: Mapping[str, str | None]
 
 
 def _validate(decision: Decision, analysis: Analysis, mode: Mode, notes: list[str]) -> Decision:
+    if analysis.silenced:  # never invisible: the CI log shows what the ConfigMap's own comments let through
+        counts = Counter(f.code for f in analysis.silenced)
+        notes = notes + [f"httpd24: {_plural(len(analysis.silenced), 'finding')} silenced by `# httpd24: ignore` "
+                         f"marks in the configuration ({', '.join(f'{c} x{n}' for c, n in sorted(counts.items()))})"]
     decision.warnings.extend(clip(n) for n in notes)
     if analysis.problems:
         if mode >= Mode.MIGRATE:
