@@ -16,8 +16,9 @@ WSGI = "WSGIScriptAlias / /srv/app.wsgi\nWSGIDaemonProcess app\n"
 
 
 def codes_and_lines(text: str, **kwargs) -> list[tuple[str, int]]:
+    """(code, line) of what is reported, then of what is silenced (unused marks, HT002, are its own test)."""
     silenced: list = []
-    found = lint(ConfigSet.from_mapping({"httpd.conf": text}), silenced=silenced, **kwargs)
+    found = lint(ConfigSet.from_mapping({"httpd.conf": text}), silenced=silenced, ignore=["HT002"], **kwargs)
     return [(f.code, f.line) for f in found] + [("silenced " + f.code, f.line) for f in silenced]
 
 

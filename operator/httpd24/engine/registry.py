@@ -53,6 +53,11 @@ class Rule:
     def check_config(self, ctx: "Context") -> Iterable[Finding]:
         return ()
 
+    def check_after(self, ctx: "Context", silenced: list[Finding], enabled: list[str]) -> Iterable[Finding]:
+        """For a rule about the other rules' results (ignore marks that silence nothing): called once
+        they ran, with what ignore marks silenced and the codes of the rules that ran."""
+        return ()
+
     # -- helpers for subclasses -------------------------------------------------------------
     def finding(
         self,

@@ -33,7 +33,7 @@ def rules_for(select: Sequence[str] | None = None, ignore: Sequence[str] | None 
     return [r for r in all_rules() if _selected(r.code, select, ignore)]
 
 
-def check(ctx: Context, rules: Iterable[Rule], silenced: list[Finding] | None = None) -> list[Finding]:
+def check(ctx: Context, rules: Sequence[Rule], silenced: list[Finding] | None = None) -> list[Finding]:
     """Every finding of ``rules`` on the context, deduplicated, in file order; those an ignore mark
     silences (:mod:`.suppression`) go to ``silenced`` instead, when given."""
     by_key: dict[str, list[Rule]] = {}
@@ -53,10 +53,18 @@ def check(ctx: Context, rules: Iterable[Rule], silenced: list[Finding] | None = 
     unique: dict[tuple, Finding] = {}
     for finding in findings:
         unique.setdefault((finding.code, finding.file, finding.line, finding.column, finding.message), finding)
-    kept, quiet = split_silenced(sorted(unique.values(), key=lambda f: (f.file, f.line, f.column, f.code)), ctx.configset)
+    kept, quiet = split_silenced(sorted(unique.values(), key=_file_order), ctx.configset)
+    enabled = [rule.code for rule in rules]
+    for rule in rules:
+        if type(rule).check_after is not Rule.check_after:
+            kept.extend(rule.check_after(ctx, quiet, enabled))
     if silenced is not None:
         silenced[:] = quiet
-    return kept
+    return sorted(kept, key=_file_order)
+
+
+def _file_order(finding: Finding) -> tuple:
+    return (finding.file, finding.line, finding.column, finding.code)
 
 
 def lint(

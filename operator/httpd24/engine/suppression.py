@@ -24,16 +24,27 @@ PRAGMA = b"httpd24:"
 _MARK = re.compile(r"^httpd24:\s*(ignore|ignore-file)\s*=\s*([A-Za-z0-9,\s]+?)\s*$")
 
 
+@dataclass(frozen=True)
+class Mark:
+    """One ``# httpd24: ignore`` comment: its codes (or prefixes), and the directive line it is for
+    (None for ``ignore-file``, 0 when no directive follows it directly)."""
+
+    comment: Comment
+    codes: tuple[str, ...]
+    line: int | None
+
+    def covers(self, finding: Finding) -> bool:
+        return (self.line is None or self.line == finding.line) and any(finding.code.startswith(c) for c in self.codes)
+
+
 @dataclass
 class Marks:
-    """The ignore marks of one file: codes (or prefixes) by directive line, and for the whole file."""
+    """The ignore marks of one file."""
 
-    lines: dict[int, tuple[str, ...]] = field(default_factory=dict)
-    file: tuple[str, ...] = ()
+    marks: list[Mark] = field(default_factory=list)
 
     def silences(self, finding: Finding) -> bool:
-        codes = self.file + self.lines.get(finding.line, ())
-        return any(finding.code.startswith(code) for code in codes)
+        return any(mark.covers(finding) for mark in self.marks)
 
 
 def marks(configset: ConfigSet) -> dict[str, Marks]:
@@ -43,21 +54,23 @@ def marks(configset: ConfigSet) -> dict[str, Marks]:
     found: dict[str, Marks] = {}
     for name, document in configset.documents.items():
         file_marks = Marks()
-        pending: list[str] = []
+        pending: list[tuple[Comment, tuple[str, ...]]] = []
         for node in document.walk():
             if isinstance(node, Comment):
                 match = _MARK.match(node.text)
                 if match:
-                    codes = [c.upper() for c in re.split(r"[\s,]+", match.group(2)) if c]
+                    codes = tuple(c.upper() for c in re.split(r"[\s,]+", match.group(2)) if c)
                     if match.group(1) == "ignore-file":
-                        file_marks.file += tuple(codes)
+                        file_marks.marks.append(Mark(node, codes, None))
                     else:
-                        pending += codes
+                        pending.append((node, codes))
                 continue
-            if isinstance(node, Directive) and pending:
-                file_marks.lines[node.location.line] = tuple(pending)
-            pending = []  # a blank line or a directive ends the marks above it
-        if file_marks.lines or file_marks.file:
+            # a blank line or a directive ends the marks above it; on a blank line they are for no line (0)
+            line = node.location.line if isinstance(node, Directive) else 0
+            file_marks.marks.extend(Mark(comment, codes, line) for comment, codes in pending)
+            pending = []
+        file_marks.marks.extend(Mark(comment, codes, 0) for comment, codes in pending)
+        if file_marks.marks:
             found[name] = file_marks
     return found
 
