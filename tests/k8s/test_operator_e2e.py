@@ -388,6 +388,29 @@ def test_what_the_server_names_may_come_later_and_may_go(cluster, operator, ns, 
         "metadata"]["annotations"][rollout.ANNOTATION_SECRETS] != version, operator=operator)
 
 
+def test_extra_modules_and_kept_defaults_reach_the_pods(cluster, operator, ns, httpd):  # noqa: F811
+    """`extraModules` loads a module the configuration only tests for (an <IfModule> branch the engine cannot
+    call required), and `defaults: keep-2.2` writes 2.2's defaults out: both in the files the pods mount, which
+    real apache2 then serves with the branch live."""
+    text = ("ServerName www.example.test\n<Directory /usr/local/apache2/htdocs>\n    AllowOverride None\n</Directory>\n"
+            "<IfModule mod_headers.c>\n    Header set X-Branch headers-loaded\n</IfModule>\n"
+            "<Location />\n    SetHandler server-status\n    Order allow,deny\n    Allow from all\n</Location>\n")
+    apply(cluster, configmap("site", ns, text),
+          server("web", ns, "site", extraModules=["headers_module"], defaults="keep-2.2"))
+    live = wait_for("web Ready", ready_with(cluster, "web", ns), operator=operator)
+    assert "headers_module" in live["status"]["requiredModules"]
+    _, files = deployed_files(cluster, "web", ns)
+    site = files["httpd.conf"].decode()
+    assert "EnableSendfile On" in site and "FileETag INode MTime Size" in site, site  # 2.2's defaults, written out
+    loaded = [line.split()[1] for line in files[MAIN_KEY].decode().splitlines() if line.strip().startswith("LoadModule")]
+    assert "headers_module" in loaded
+    extra = mainconf.local_defines(httpd.module_dir, "/etc/mime.types")
+    with apache.Instance(files, MAIN_KEY, [loaded[0]], defines=[mainconf.LOCAL_DEFINE], extra=extra,
+                         allow_listen=True, httpd=httpd) as inst:
+        answer = inst.request("/")
+        assert answer.status == 200 and answer.headers.get("X-Branch") == "headers-loaded"
+
+
 def test_deleting_the_server_removes_what_it_owned(cluster, operator, ns):  # noqa: F811
     apply(cluster, configmap("site", ns, CONF_22.format(clients=150)), server("web", ns, "site"))
     wait_for("rollout", ready_with(cluster, "web", ns), operator=operator)
