@@ -130,3 +130,75 @@ def test_engine_liveness_matches_apache(tree, cli_defines, tmp_path_factory):
         if item.key == "define" and item.live is Liveness.LIVE and item.args[0].startswith("MARK")
     }
     assert engine_marks == httpd_marks, body
+
+
+#: For the unknown target below: mod_authz_core is assumed loaded on purpose (ASSUMED_ON_24: a 2.4
+#: configuration's `<IfModule !mod_authz_core.c>` is its 2.2 branch), so it is left out of what is tested.
+SOUND_MODULE_NAMES = [m for m in MODULE_NAMES if "authz_core" not in m]
+
+
+def _sound_section(children):
+    negation = st.sampled_from(["", "!"])
+    return st.one_of(
+        st.tuples(st.just("IfModule"), st.builds(str.__add__, negation, st.sampled_from(SOUND_MODULE_NAMES)), children),
+        st.tuples(st.just("IfDefine"), st.builds(str.__add__, negation, st.sampled_from(DEFINE_NAMES)), children),
+    )
+
+
+sound_leaf = st.one_of(
+    st.tuples(st.just("define"), st.sampled_from(DEFINE_NAMES)),
+    st.tuples(st.just("undefine"), st.sampled_from(DEFINE_NAMES)),
+    st.tuples(st.just("load"), st.sampled_from([m for m in LOADABLE if "authz_core" not in m])),
+)
+sound_trees = st.recursive(st.lists(sound_leaf, max_size=3),
+                           lambda inner: st.lists(st.one_of(sound_leaf, _sound_section(inner)), max_size=4), max_leaves=10)
+COMPLETIONS = [frozenset(), frozenset({"A"}), frozenset({"B", "TLS"}), frozenset(DEFINE_NAMES)]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tree=sound_trees)
+def test_what_the_engine_decides_without_knowing_the_server_holds_on_every_server(tree, tmp_path_factory):
+    """With the modules and defines unknown, a branch judged live must be read, and one judged dead must not,
+    however the server is started: a Define, UnDefine or LoadModule inside an undecided branch leaves what
+    depends on it undecided (a `Define` under `<IfModule mod_foo.c>` once made `<IfDefine !FOO>` dead, so
+    the 2.2 directives in it were never reported)."""
+    root = tmp_path_factory.mktemp("sound")
+    body = "\n".join(_render(tree, Counter())) + "\n"
+    (root / "user.conf").write_text(body)
+    (root / "main.conf").write_text(
+        f"ServerRoot {root}\nServerName localhost\nPidFile {root}/pid\nErrorLog {root}/error.log\n"
+        f"LoadModule mpm_event_module {MODULE_DIR}/mod_mpm_event.so\nInclude {root}/user.conf\n"
+    )
+    unknown = Target(version=_version_info())
+    items = [i for i in ConfigSet.from_mapping({"user.conf": body}, entry="user.conf").view(unknown).items
+             if i.key == "define" and i.args[0].startswith("MARK")]
+    live = {i.args[0] for i in items if i.live is Liveness.LIVE}
+    dead = {i.args[0] for i in items if i.live is Liveness.DEAD}
+    for defines in COMPLETIONS:
+        args = [APACHE, "-t", "-D", "DUMP_RUN_CFG", "-f", str(root / "main.conf")]
+        for name in sorted(defines):
+            args += ["-D", name]
+        result = subprocess.run(args, capture_output=True, text=True, timeout=30)
+        assert result.returncode == 0, result.stdout + result.stderr + body
+        read = set(re.findall(r"^Define: (MARK\d+)", result.stdout, re.M))
+        assert live <= read, (sorted(live - read), sorted(defines), body)
+        assert not dead & read, (sorted(dead & read), sorted(defines), body)
+
+
+def test_a_define_in_an_undecided_branch_leaves_the_other_branch_checked_and_migrated():
+    """The example of the property above, as a user meets it: the 2.2 access control under `<IfDefine !HAS_FOO>`
+    is reported and migrated, and the migrated file starts on real apache2 without mod_access_compat."""
+    from httpd24 import apache
+    from httpd24.engine import lint, migrate
+
+    text = ("<IfModule mod_foo.c>\n    Define HAS_FOO\n</IfModule>\n<IfDefine !HAS_FOO>\n"
+            "    <Directory /srv>\n        Order allow,deny\n        Allow from all\n    </Directory>\n</IfDefine>\n")
+    assert [(f.code, f.line) for f in lint(ConfigSet.from_mapping({"site.conf": text}, entry="site.conf"))
+            if f.code.startswith("HT5")] == [("HT501", 6)]
+    modules = ["mpm_event_module", "authz_core_module"]
+    before = apache.configtest({"site.conf": text}, "site.conf", modules)
+    assert not before.ok and "Invalid command 'Order'" in before.output
+    migrated = migrate(ConfigSet.from_mapping({"site.conf": text}, entry="site.conf")).files["site.conf"]
+    assert b"Require all granted" in migrated
+    after = apache.configtest({"site.conf": migrated}, "site.conf", modules)
+    assert after.ok, after.output

@@ -295,6 +295,10 @@ class _Walker:
         self.loaded = loaded
         self.defined: set[str] = set(self.target.defines or ())
         self.undefined: set[str] = set()
+        #: Names and modules that a Define, UnDefine or LoadModule in a branch that may not be read
+        #: (UNKNOWN) left undecided: an <IfDefine>/<IfModule> on them is unknown, not decided.
+        self.maybe_defined: set[str] = set()
+        self.maybe_loaded: set[str] = set()
 
     def walk_document(
         self,
@@ -343,9 +347,9 @@ class _Walker:
             if isinstance(node, Section):
                 inner = live
                 if key == "ifmodule" and args:
-                    inner = min(live, target.if_module(args[0], self.loaded))
+                    inner = min(live, target.if_module(args[0], self.loaded, self.maybe_loaded))
                 elif key == "ifdefine" and args:
-                    inner = min(live, target.if_define(args[0], self.defined, self.undefined))
+                    inner = min(live, target.if_define(args[0], self.defined, self.undefined, self.maybe_defined))
                 elif key == "ifversion":
                     inner = min(live, target.if_version(args))
                 self._walk(node.children, doc, inner, context + (node,), via, stack, reached)
@@ -354,18 +358,37 @@ class _Walker:
                 continue
             if dead or key not in _READ_KEYS:
                 continue
+            certain = live is Liveness.LIVE
             if key == "define" and args:
-                self.defined.add(args[0])
-                self.undefined.discard(args[0])
+                self._decide(args[0], True, certain)
                 view.defines[args[0]] = args[1] if len(args) > 1 else ""
             elif key == "undefine" and args:
-                self.defined.discard(args[0])
-                self.undefined.add(args[0])
+                self._decide(args[0], False, certain)
                 view.defines.pop(args[0], None)
             elif key == "loadmodule" and args:
+                if certain:
+                    self.maybe_loaded.discard(args[0])
+                elif args[0] not in self.loaded:
+                    self.maybe_loaded.add(args[0])
                 self.loaded.add(args[0])
             elif key in _INCLUDES and args:
                 self._include(node, doc, args[0], live, context, via, stack, reached)
+
+    def _decide(self, name: str, defined: bool, certain: bool) -> None:
+        """A Define (``defined``) or UnDefine of ``name``, read for sure (``certain``) or maybe."""
+        if certain:
+            self.maybe_defined.discard(name)
+        elif (name in self.defined) != defined or name in self.maybe_defined:
+            self.maybe_defined.add(name)  # it may or may not have changed
+            return
+        else:
+            return  # already so for sure
+        if defined:
+            self.defined.add(name)
+            self.undefined.discard(name)
+        else:
+            self.defined.discard(name)
+            self.undefined.add(name)
 
     def _include(self, node, doc, pattern, live, context, via, stack, reached) -> None:
         names, external = self.configset.resolve_include(pattern)

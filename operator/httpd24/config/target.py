@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from enum import IntEnum
+from typing import AbstractSet
 
 
 class Liveness(IntEnum):
@@ -102,10 +103,15 @@ class Target:
     defines: frozenset[str] | None = None
     environment: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
 
-    def if_module(self, argument: str, loaded: set[str]) -> Liveness:
+    def if_module(self, argument: str, loaded: set[str], maybe_loaded: AbstractSet[str] = frozenset()) -> Liveness:
+        """``loaded``: modules loaded so far; ``maybe_loaded``: those only a branch that may not be read loaded."""
         negated = argument.startswith("!")
         identifier = module_identifier(argument[1:] if negated else argument)
-        if identifier in loaded or (self.modules is not None and identifier in self.modules):
+        if self.modules is not None and identifier in self.modules:
+            answer = Liveness.LIVE
+        elif identifier in maybe_loaded:
+            answer = Liveness.UNKNOWN
+        elif identifier in loaded:
             answer = Liveness.LIVE
         elif self.modules is not None:
             answer = Liveness.DEAD
@@ -117,11 +123,15 @@ class Target:
             answer = Liveness.UNKNOWN
         return answer.negate() if negated else answer
 
-    def if_define(self, argument: str, defined: set[str], undefined: set[str] = frozenset()) -> Liveness:
-        """``defined``: names set by -D (the target's) or Define so far; ``undefined``: names UnDefine'd."""
+    def if_define(self, argument: str, defined: AbstractSet[str], undefined: AbstractSet[str] = frozenset(),
+                  maybe: AbstractSet[str] = frozenset()) -> Liveness:
+        """``defined``: names set by -D (the target's) or Define so far; ``undefined``: names UnDefine'd;
+        ``maybe``: names a Define or UnDefine in a branch that may not be read left undecided."""
         negated = argument.startswith("!")
         name = argument[1:] if negated else argument
-        if name in defined:
+        if name in maybe:
+            answer = Liveness.UNKNOWN
+        elif name in defined:
             answer = Liveness.LIVE
         elif self.defines is not None or name in undefined:
             answer = Liveness.DEAD
