@@ -1,5 +1,6 @@
 """Random fragments of 2.2 configurations through every command and the admission review: each answers
-with an exit code and a message, never an exception (found: an Include cycle in `modules` and `migrate`)."""
+with an exit code and a message, never an exception (found: an Include cycle in `modules` and `migrate`).
+`Include /` read from disk must end too: the listing stops at the file limit."""
 
 from __future__ import annotations
 
@@ -20,6 +21,9 @@ PIECES = [
     "#", "Use M", "<Macro M>", "</Macro>", "AuthDBMGroupFile /d", "AuthzGroupFileAuthoritative Off", "Require user bob",
     "<Files x>", "</Files>", "<LocationMatch ^/a>", "</LocationMatch>", "Alias /a /b", "<IfVersion < 2.3>",
     "</IfVersion>", "KeepAlive 5", "<Limit GET>", "</Limit>", "AuthMerging Or", '<If "true">', "</If>",
+    "# httpd24: ignore=HT1,HT5", "# httpd24: ignore-file=HT501", "# httpd24: ignore=", "Define X", "UnDefine X",
+    "<IfDefine !X>", "</IfDefine>", "<IfModule mod_x.c>", "</IfModule>", "LoadModule x_module modules/mod_x.so",
+    "Include /", "IncludeOptional ../*",
 ]
 
 
@@ -41,6 +45,8 @@ def test_random_configurations_get_an_answer_not_an_exception(tmp_path, monkeypa
             (folder / name).write_text(text)
         for command in ("lint", "migrate", "modules"):
             assert main([command, str(folder)], io.StringIO(), io.StringIO()) in (0, 1, 2)
+            # one file, with what its Includes reach on disk
+            assert main([command, str(folder / next(iter(files)))], io.StringIO(), io.StringIO()) in (0, 1, 2)
         body = {"metadata": {"name": "x", "namespace": "n"}, "data": files}
         for mode in (Mode.ENFORCE, Mode.MIGRATE):
             decision = review.review(body, mode=mode, stage="validate")

@@ -207,3 +207,15 @@ def test_an_include_of_a_huge_tree_stops_at_the_file_limit(tmp_path, monkeypatch
     code, out, err = run("lint", str(tmp_path / "httpd.conf"))
     assert code == 0 and "not read (more than 3 files included; not followed further)" in err, err
     assert len(listed) <= 8, f"listed {len(listed)} of 21 directories for 3 files"
+
+
+@pytest.mark.timeout(30)  # the old reading waited forever on the FIFO
+def test_devices_and_kernel_files_are_never_opened(tmp_path):
+    """`Include /dev/*` or a directory with a FIFO in it: a read could block (or, for some devices, act), so only
+    regular files outside /proc, /sys and /dev are read; lint answers at once."""
+    (tmp_path / "conf.d").mkdir()
+    os.mkfifo(tmp_path / "conf.d" / "pipe.conf")  # opening it for reading would wait for a writer forever
+    (tmp_path / "conf.d" / "site.conf").write_text("MaxClients 1\n")
+    (tmp_path / "httpd.conf").write_text("Include conf.d\nIncludeOptional /dev/*\nIncludeOptional /proc/kmsg\n")
+    code, out, err = run("lint", "--select", "HT101", str(tmp_path / "httpd.conf"))
+    assert codes(out) == [(f"{tmp_path}/conf.d/site.conf:1", "HT101")]

@@ -149,12 +149,19 @@ def _matches(pattern: str, root: str) -> Iterator[str]:
     return itertools.islice(_files(found), MAX_FILES)
 
 
+#: Never read for an Include: devices and kernel files can block a read, or act on being opened.
+SYSTEM_DIRS = ("/proc", "/sys", "/dev")
+
+
 def _files(found: list[str]) -> Iterator[str]:
+    """Regular files only, outside :data:`SYSTEM_DIRS`."""
     for match in found:
+        if any(_under(os.path.realpath(match), d) for d in SYSTEM_DIRS):
+            continue
         if os.path.isdir(match):
             for dirpath, dirnames, filenames in os.walk(match):
-                dirnames.sort()
-                yield from (os.path.join(dirpath, f) for f in sorted(filenames))
+                dirnames[:] = sorted(d for d in dirnames if os.path.join(dirpath, d) not in SYSTEM_DIRS)
+                yield from (p for p in (os.path.join(dirpath, f) for f in sorted(filenames)) if os.path.isfile(p))
         elif os.path.isfile(match):
             yield match
 
