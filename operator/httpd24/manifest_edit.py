@@ -7,15 +7,18 @@ would normalise all of those, so the value's own bytes are replaced instead, the
 way tomlkit and LibCST edit their documents: the composer gives the span of
 each value, and a literal block scalar (``key: |``, the form nearly every
 ConfigMap uses for files) is re-emitted with the same header style and indent.
+A double-quoted value (and so every value of a JSON manifest, which YAML reads
+as flow style) is re-emitted double-quoted, as JSON writes strings.
 
 Every edit is checked: the new manifest must load to the same objects with only
-the edited values changed. Anything else (a quoted or folded value, a JSON
-manifest, text YAML cannot hold in a block) raises :class:`ManifestEditError`
-with what to do, and nothing is written.
+the edited values changed. Anything else (a plain, single-quoted or folded value,
+text YAML cannot hold in a block) raises :class:`ManifestEditError` with what to
+do, and nothing is written.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Mapping
 
@@ -104,12 +107,12 @@ def _lf_block(old: str, value: str, where: str) -> str:
 
 def rewrite(path: str, text: str, index: int, values: Mapping[str, str]) -> str:
     """``text`` (the manifest at ``path``) with ``data`` values of its ``index``-th object replaced by ``values``."""
-    if path.endswith(".json"):
-        raise ManifestEditError(f"{path}: JSON manifests are not rewritten in place -> print the ConfigMap "
-                                f"without --write, or keep the manifest as YAML")
     try:
         nodes = _object_nodes(text)
     except yaml.YAMLError as error:
+        if path.endswith(".json"):  # JSON that YAML 1.1 does not read (tabs for indentation, say)
+            raise ManifestEditError(f"{path}: this JSON cannot be edited in place ({error}) -> print the "
+                                    f"ConfigMap without --write") from None
         raise ManifestEditError(f"{path}: not valid YAML ({error})") from None
     if index >= len(nodes) or not isinstance(_get(nodes[index], "data"), yaml.MappingNode):
         raise ManifestEditError(f"{path}: the ConfigMap has no data mapping here -> print it without --write")
@@ -118,11 +121,12 @@ def rewrite(path: str, text: str, index: int, values: Mapping[str, str]) -> str:
     for key, value in values.items():
         node = _get(data, key)  # type: ignore[arg-type]
         where = f"{path}:{(node.start_mark.line + 1) if node else '?'}: data.{key}"
-        if not isinstance(node, yaml.ScalarNode) or node.style != "|":
+        if not isinstance(node, yaml.ScalarNode) or node.style not in ("|", '"'):
             raise ManifestEditError(f"{where}: the value is not a literal block (key: |) -> write it as one "
                                     f"(or print the ConfigMap without --write), then run again")
         start, end = node.start_mark.index, node.end_mark.index
-        spans.append((start, end, _block(text[start:end], value, where)))
+        new = json.dumps(value, ensure_ascii=False) if node.style == '"' else _block(text[start:end], value, where)
+        spans.append((start, end, new))
     out = text
     for start, end, new in sorted(spans, reverse=True):
         out = out[:start] + new + out[end:]

@@ -135,11 +135,20 @@ def test_migrate_write_keeps_a_manifests_crlf_line_endings(tmp_path):
 
 def test_manifest_that_cannot_be_rewritten_in_place_is_left_alone(tmp_path):
     manifest = tmp_path / "cm.yaml"
-    text = 'kind: ConfigMap\nmetadata: {name: web}\ndata:\n  httpd.conf: "MaxClients 10\\n"\n'
+    text = "kind: ConfigMap\nmetadata: {name: web}\ndata:\n  httpd.conf: >\n    MaxClients 10\n"
     manifest.write_text(text)
     code, _, err = run("migrate", "--write", "--select", "HT101", str(manifest))
     assert code == 2 and manifest.read_text() == text
     assert f"{manifest}:4: data.httpd.conf: the value is not a literal block (key: |) -> write it as one" in err
+
+
+def test_a_json_manifest_is_migrated_in_place(tmp_path):
+    manifest = tmp_path / "cm.json"
+    text = '{\n  "kind": "ConfigMap",\n  "metadata": {"name": "web"},\n  "data": {"httpd.conf": "MaxClients 10\\n"}\n}\n'
+    manifest.write_text(text)
+    code, _, err = run("migrate", "--write", "--select", "HT101", str(manifest))
+    assert code == 0, err
+    assert manifest.read_text() == text.replace("MaxClients", "MaxRequestWorkers")
 
 
 def test_rules_and_explain():

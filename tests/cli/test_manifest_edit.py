@@ -56,7 +56,7 @@ def test_any_value_loads_back_exactly(value):
 
 
 @pytest.mark.parametrize("manifest, message", [
-    ('kind: ConfigMap\ndata:\n  httpd.conf: "A\\n"\n', "cm.yaml:3: data.httpd.conf: the value is not a literal block"),
+    ("kind: ConfigMap\ndata:\n  httpd.conf: 'A'\n", "cm.yaml:3: data.httpd.conf: the value is not a literal block"),
     ("kind: ConfigMap\ndata:\n  httpd.conf: >\n    A\n", "cm.yaml:3: data.httpd.conf: the value is not a literal block"),
     ("kind: ConfigMap\nmetadata: {name: x}\n", "the ConfigMap has no data mapping here"),
 ])
@@ -71,8 +71,44 @@ def test_text_a_block_cannot_hold_is_refused():
         rewrite("cm.yaml", MANIFEST, 0, {"httpd.conf": "A\x00B\n"})
     with pytest.raises(ManifestEditError, match="starts with spaces"):
         rewrite("cm.yaml", MANIFEST, 0, {"httpd.conf": "  Indented\n"})
-    with pytest.raises(ManifestEditError, match="JSON manifests"):
-        rewrite("cm.json", "{}", 0, {"httpd.conf": "A\n"})
+    with pytest.raises(ManifestEditError, match="this JSON cannot be edited in place"):
+        rewrite("cm.json", '{\n\t"kind": "ConfigMap",\n\t"data": {"httpd.conf": "A"}\n}\n', 0, {"httpd.conf": "B\n"})
+
+
+JSON_MANIFEST = """\
+{
+    "apiVersion": "v1",
+    "kind": "ConfigMap",
+    "metadata": {"name": "web", "labels": {"httpd24.io/config": "true"}},
+    "data": {
+        "httpd.conf": "ServerName www.example.org\\nMaxClients 150\\n",
+        "other.conf": "Listen 8080\\n"
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("eol", ["\n", "\r\n"])
+def test_a_json_manifest_gets_only_its_string_replaced(eol):
+    manifest = JSON_MANIFEST.replace("\n", eol)
+    out = rewrite("cm.json", manifest, 0, {"httpd.conf": "ServerName www.example.org\nMaxRequestWorkers 150\n"})
+    assert out == manifest.replace("MaxClients 150", "MaxRequestWorkers 150")
+
+
+def test_a_double_quoted_yaml_value_stays_double_quoted():
+    manifest = 'kind: ConfigMap  # kept\ndata:\n  httpd.conf: "MaxClients 5\\n"\n  other: x\n'
+    out = rewrite("cm.yaml", manifest, 0, {"httpd.conf": "MaxRequestWorkers 5\n"})
+    assert out == manifest.replace("MaxClients", "MaxRequestWorkers")
+
+
+def test_random_values_in_a_json_manifest_load_back_exactly():
+    rnd = random.Random(221)
+    alphabet = ["a", " ", "\t", "#", "\\", '"', "é", "\n", "\x01", "\u2028", "/", "日"]
+    for _ in range(500):
+        value = "".join(rnd.choice(alphabet) for _ in range(rnd.randrange(0, 20)))
+        out = rewrite("cm.json", JSON_MANIFEST, 0, {"other.conf": value})
+        assert load_manifest_objects("cm.json", out.encode())[0]["data"]["other.conf"] == value
+        assert out.splitlines()[:5] == JSON_MANIFEST.splitlines()[:5]  # nothing before the values moved
 
 
 def test_a_list_manifest_addresses_its_items_like_the_reader():
