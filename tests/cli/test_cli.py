@@ -4,26 +4,14 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import textwrap
 
 import pytest
 
+from clirun import run, stdin
 from httpd24.cli import main
 
 CORPUS = "/work/shared/corpus/files"
-
-
-def run(*argv, cwd=None):
-    out, err = io.StringIO(), io.StringIO()
-    old = os.getcwd()
-    if cwd:
-        os.chdir(cwd)
-    try:
-        code = main(list(argv), out, err)
-    finally:
-        os.chdir(old)
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture
@@ -278,16 +266,12 @@ def test_lint_does_not_import_what_only_other_commands_use(tmp_path):
     assert out.strip().splitlines()[-1] == "[]"
 
 
-def _stdin(monkeypatch, text: str) -> None:
-    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(text.encode())))
-
-
 def test_standard_input_is_a_file_named_by_stdin_filename(monkeypatch):
-    _stdin(monkeypatch, "KeepAlive 5\nMaxClients 5\n")
+    stdin(monkeypatch, "KeepAlive 5\nMaxClients 5\n")
     code, out, _ = run("lint", "--stdin-filename", "conf/site.conf", "-")
     assert code == 1  # HT120 is an error
     assert [line.split(" ")[:2] for line in out.splitlines()] == [["conf/site.conf:1:1:", "HT120"], ["conf/site.conf:2:1:", "HT101"]]
-    _stdin(monkeypatch, "MaxClients 5\n")
+    stdin(monkeypatch, "MaxClients 5\n")
     code, out, err = run("migrate", "-")
     assert out == "MaxRequestWorkers 5\n" and "fixed 1 finding(s) (HT101 x1) in -" in err
     code, _, err = run("migrate", "--write", "-")
@@ -296,7 +280,7 @@ def test_standard_input_is_a_file_named_by_stdin_filename(monkeypatch):
 
 
 def test_standard_input_with_a_manifest_name_is_read_as_configmaps(monkeypatch):
-    _stdin(monkeypatch, "kind: ConfigMap\nmetadata: {name: web, namespace: shop}\ndata:\n  httpd.conf: |\n    MaxClients 5\n")
+    stdin(monkeypatch, "kind: ConfigMap\nmetadata: {name: web, namespace: shop}\ndata:\n  httpd.conf: |\n    MaxClients 5\n")
     code, out, _ = run("lint", "--select", "HT101", "--stdin-filename", "cm.yaml", "-")
     assert out.startswith("cm.yaml[shop/web]:httpd.conf:1:1: HT101 ")
 

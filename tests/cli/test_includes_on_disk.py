@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import io
 import os
 import shutil
 import subprocess
 
 import pytest
 
-from httpd24.cli import main
+from clirun import run, stdin
 
 SITE_22 = """\
 <Directory /srv/legacy>
@@ -18,20 +17,6 @@ SITE_22 = """\
 </Directory>
 MaxClients 10
 """
-
-
-def run(*argv, cwd=None, stdin=None, monkeypatch=None):
-    out, err = io.StringIO(), io.StringIO()
-    old = os.getcwd()
-    if stdin is not None:
-        monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(stdin.encode())))
-    if cwd:
-        os.chdir(cwd)
-    try:
-        code = main(list(argv), out, err)
-    finally:
-        os.chdir(old)
-    return code, out.getvalue(), err.getvalue()
 
 
 def codes(out: str) -> list[tuple[str, str]]:
@@ -153,7 +138,8 @@ def test_a_parse_error_in_an_included_file_is_shown_at_its_path(server):
 
 
 def test_standard_input_follows_includes_from_the_working_directory(server, monkeypatch):
-    _, out, _ = run("lint", "--select", "HT101", "-", cwd=server, stdin="Include conf.d/*.conf\n", monkeypatch=monkeypatch)
+    stdin(monkeypatch, "Include conf.d/*.conf\n")
+    _, out, _ = run("lint", "--select", "HT101", "-", cwd=server)
     assert codes(out) == [("conf.d/legacy.conf:5", "HT101")]
 
 

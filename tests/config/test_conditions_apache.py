@@ -101,22 +101,27 @@ def _section(children):
 trees = st.recursive(st.lists(leaf, max_size=3), lambda inner: st.lists(st.one_of(leaf, _section(inner)), max_size=4), max_leaves=12)
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(tree=trees, cli_defines=st.sets(st.sampled_from(DEFINE_NAMES)))
-def test_engine_liveness_matches_apache(tree, cli_defines, tmp_path_factory):
-    root = tmp_path_factory.mktemp("cond")
-    body = "\n".join(_render(tree, Counter())) + "\n"
+def _read_by_httpd(root, body: str, defines) -> set[str]:
+    """The MARKn defines real httpd reads of ``body`` (included by a main config loading an MPM), started
+    with ``-D`` of each of ``defines``."""
     (root / "user.conf").write_text(body)
     (root / "main.conf").write_text(
         f"ServerRoot {root}\nServerName localhost\nPidFile {root}/pid\nErrorLog {root}/error.log\n"
         f"LoadModule mpm_event_module {MODULE_DIR}/mod_mpm_event.so\nInclude {root}/user.conf\n"
     )
     args = [APACHE, "-t", "-D", "DUMP_RUN_CFG", "-f", str(root / "main.conf")]
-    for name in sorted(cli_defines):
+    for name in sorted(defines):
         args += ["-D", name]
     result = subprocess.run(args, capture_output=True, text=True, timeout=30)
     assert result.returncode == 0, result.stdout + result.stderr + body
-    httpd_marks = set(re.findall(r"^Define: (MARK\d+)", result.stdout, re.M))
+    return set(re.findall(r"^Define: (MARK\d+)", result.stdout, re.M))
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tree=trees, cli_defines=st.sets(st.sampled_from(DEFINE_NAMES)))
+def test_engine_liveness_matches_apache(tree, cli_defines, tmp_path_factory):
+    body = "\n".join(_render(tree, Counter())) + "\n"
+    httpd_marks = _read_by_httpd(tmp_path_factory.mktemp("cond"), body, cli_defines)
 
     target = Target(
         version=_version_info(),
@@ -164,23 +169,13 @@ def test_what_the_engine_decides_without_knowing_the_server_holds_on_every_serve
     the 2.2 directives in it were never reported)."""
     root = tmp_path_factory.mktemp("sound")
     body = "\n".join(_render(tree, Counter())) + "\n"
-    (root / "user.conf").write_text(body)
-    (root / "main.conf").write_text(
-        f"ServerRoot {root}\nServerName localhost\nPidFile {root}/pid\nErrorLog {root}/error.log\n"
-        f"LoadModule mpm_event_module {MODULE_DIR}/mod_mpm_event.so\nInclude {root}/user.conf\n"
-    )
     unknown = Target(version=_version_info())
     items = [i for i in ConfigSet.from_mapping({"user.conf": body}, entry="user.conf").view(unknown).items
              if i.key == "define" and i.args[0].startswith("MARK")]
     live = {i.args[0] for i in items if i.live is Liveness.LIVE}
     dead = {i.args[0] for i in items if i.live is Liveness.DEAD}
     for defines in COMPLETIONS:
-        args = [APACHE, "-t", "-D", "DUMP_RUN_CFG", "-f", str(root / "main.conf")]
-        for name in sorted(defines):
-            args += ["-D", name]
-        result = subprocess.run(args, capture_output=True, text=True, timeout=30)
-        assert result.returncode == 0, result.stdout + result.stderr + body
-        read = set(re.findall(r"^Define: (MARK\d+)", result.stdout, re.M))
+        read = _read_by_httpd(root, body, defines)
         assert live <= read, (sorted(live - read), sorted(defines), body)
         assert not dead & read, (sorted(dead & read), sorted(defines), body)
 

@@ -35,14 +35,11 @@ data:
 """
 
 
-def test_a_manifest_migrated_in_place_applies_and_its_config_passes_apache(cluster, httpd, tmp_path):  # noqa: F811
-    path = tmp_path / "site.yaml"
-    path.write_text(MANIFEST)
-    err = io.StringIO()
-    assert main(["migrate", "--write", str(path)], io.StringIO(), err) == 0, err.getvalue()
-    written = path.read_text()
-    # only the value changed: the comments and the metadata lines are as written
-    assert written.split("data:")[0] == MANIFEST.split("data:")[0]
+ORIGINAL = MANIFEST.split("httpd.conf: |\n", 1)[1].replace("\n    ", "\n")[4:]
+
+
+def applied_and_checked(cluster, httpd, path) -> None:  # noqa: F811
+    """``path`` applied by the real kubectl: the stored config is the original's migration and passes apache2 -t."""
     ns = f"mw-{uuid.uuid4().hex[:8]}"
     cluster.kubectl("create", "namespace", ns)
     try:
@@ -50,33 +47,30 @@ def test_a_manifest_migrated_in_place_applies_and_its_config_passes_apache(clust
         stored = json.loads(cluster.kubectl("get", "configmap", "site", "-n", ns, "-o", "json").stdout)["data"]["httpd.conf"]
     finally:
         cluster.kubectl("delete", "namespace", ns, "--wait=false", check=False)
-    original = MANIFEST.split("httpd.conf: |\n", 1)[1].replace("\n    ", "\n")[4:]
-    expected = api.migrate(api.load_mapping({"httpd.conf": original}, entry="httpd.conf")).files["httpd.conf"]
+    expected = api.migrate(api.load_mapping({"httpd.conf": ORIGINAL}, entry="httpd.conf")).files["httpd.conf"]
     assert stored.encode() == expected and "Order" not in stored
     modules = [m.name for m in api.required_modules(api.load_mapping({"httpd.conf": stored}, entry="httpd.conf")).modules]
     result = apache.configtest({"httpd.conf": stored}, "httpd.conf", modules, httpd=httpd)
     assert result.ok, result.output
 
 
+def test_a_manifest_migrated_in_place_applies_and_its_config_passes_apache(cluster, httpd, tmp_path):  # noqa: F811
+    path = tmp_path / "site.yaml"
+    path.write_text(MANIFEST)
+    err = io.StringIO()
+    assert main(["migrate", "--write", str(path)], io.StringIO(), err) == 0, err.getvalue()
+    # only the value changed: the comments and the metadata lines are as written
+    assert path.read_text().split("data:")[0] == MANIFEST.split("data:")[0]
+    applied_and_checked(cluster, httpd, path)
+
+
 def test_a_json_manifest_migrated_in_place_applies_with_its_config_migrated(cluster, httpd, tmp_path):  # noqa: F811
     """The same ConfigMap as `kubectl get -o json` prints it: migrated in place, applied by the real kubectl."""
-    original = MANIFEST.split("httpd.conf: |\n", 1)[1].replace("\n    ", "\n")[4:]
-    body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "site"}, "data": {"httpd.conf": original}}
+    body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "site"}, "data": {"httpd.conf": ORIGINAL}}
     path = tmp_path / "site.json"
     text = json.dumps(body, indent=4) + "\n"
     path.write_text(text)
     err = io.StringIO()
     assert main(["migrate", "--write", str(path)], io.StringIO(), err) == 0, err.getvalue()
-    written = path.read_text()
-    assert written.split('"data"')[0] == text.split('"data"')[0]  # all but the value as written
-    ns = f"mw-{uuid.uuid4().hex[:8]}"
-    cluster.kubectl("create", "namespace", ns)
-    try:
-        cluster.kubectl("apply", "-n", ns, "-f", str(path))
-        stored = json.loads(cluster.kubectl("get", "configmap", "site", "-n", ns, "-o", "json").stdout)["data"]["httpd.conf"]
-    finally:
-        cluster.kubectl("delete", "namespace", ns, "--wait=false", check=False)
-    expected = api.migrate(api.load_mapping({"httpd.conf": original}, entry="httpd.conf")).files["httpd.conf"]
-    assert stored.encode() == expected and "Order" not in stored
-    modules = [m.name for m in api.required_modules(api.load_mapping({"httpd.conf": stored}, entry="httpd.conf")).modules]
-    assert apache.configtest({"httpd.conf": stored}, "httpd.conf", modules, httpd=httpd).ok
+    assert path.read_text().split('"data"')[0] == text.split('"data"')[0]  # all but the value as written
+    applied_and_checked(cluster, httpd, path)

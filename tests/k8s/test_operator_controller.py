@@ -169,7 +169,8 @@ class MemoryKube:
         self.objects.pop(url, None)
 
 
-def test_a_refused_disruption_budget_does_not_hold_back_the_rollout():
+def _refusing_budgets() -> MemoryKube:
+    """A server "web" in namespace "a" with its ConfigMap, in an API that refuses PodDisruptionBudgets."""
     from httpd24.k8s.rollout_api import path
 
     server = {"apiVersion": "httpd24.io/v1alpha1", "kind": "HttpdServer",
@@ -177,7 +178,13 @@ def test_a_refused_disruption_budget_does_not_hold_back_the_rollout():
               "spec": {"configMapRef": {"name": "site"}}}
     objects = {path("httpd24.io/v1alpha1", "httpdservers", "a", "web"): server,
                path("v1", "configmaps", "a", "site"): dict(_cm(), metadata={"name": "site", "uid": "c-1", "resourceVersion": "1"})}
-    kube = MemoryKube(objects, refuse="poddisruptionbudgets")
+    return MemoryKube(objects, refuse="poddisruptionbudgets")
+
+
+def test_a_refused_disruption_budget_does_not_hold_back_the_rollout():
+    from httpd24.k8s.rollout_api import path
+
+    kube = _refusing_budgets()
 
     async def go():
         c = Controller(kube=kube, gate=Gate(netns="off"), workers=1)  # type: ignore[arg-type]
@@ -199,12 +206,7 @@ def test_a_refused_budget_is_announced_once_while_the_rollout_reports_on():
     repeat because the other one came in between (found on the real cluster: three identical Events)."""
     from httpd24.k8s.rollout_api import path
 
-    server = {"apiVersion": "httpd24.io/v1alpha1", "kind": "HttpdServer",
-              "metadata": {"name": "web", "namespace": "a", "uid": "u-1", "generation": 1},
-              "spec": {"configMapRef": {"name": "site"}}}
-    objects = {path("httpd24.io/v1alpha1", "httpdservers", "a", "web"): server,
-               path("v1", "configmaps", "a", "site"): dict(_cm(), metadata={"name": "site", "uid": "c-1", "resourceVersion": "1"})}
-    kube = MemoryKube(objects, refuse="poddisruptionbudgets")
+    kube = _refusing_budgets()
     dep_url = path("apps/v1", "deployments", "a", "web")
 
     async def go():
