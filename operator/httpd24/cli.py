@@ -95,25 +95,26 @@ def _sources(
             for name, reason in sorted(getattr(source.configset, "skipped", {}).items()):
                 err.write(f"httpd24: {source.display(name)}: not read ({reason})\n")
         sources.extend(loaded)
-    return [s for s in sources if not _included_elsewhere(s, sources)], failed
+    return _without_included(sources), failed
 
 
-def _included_elsewhere(source: inputs.Source, sources: list[inputs.Source]) -> bool:
-    """Whether another file argument's Includes reach this file argument (and not the other way
-    round too: files that include each other are an Include cycle, reported by each)."""
-    if source.kind != "file":
-        return False
-    entry = os.path.realpath(source.label)
-    own = _included_files(source)
-    return any(
-        other is not source and other.kind == "file" and entry in _included_files(other)
-        and os.path.realpath(other.label) not in own
-        for other in sources
-    )
-
-
-def _included_files(source: inputs.Source) -> set[str]:
-    return {os.path.realpath(shown) for name, shown in source.paths.items() if name != source.configset.entry}
+def _without_included(sources: list[inputs.Source]) -> list[inputs.Source]:
+    """The sources but the file arguments that another file argument's Includes reach (unless they reach
+    it back: files that include each other are an Include cycle, reported by each)."""
+    files = [s for s in sources if s.kind == "file"]
+    entry = {id(s): os.path.realpath(s.label) for s in files}
+    reach = {id(s): {os.path.realpath(shown) for name, shown in s.paths.items() if name != s.configset.entry}
+             for s in files}
+    reached_by: dict[str, list[inputs.Source]] = {}
+    for source in files:
+        for path in reach[id(source)]:
+            reached_by.setdefault(path, []).append(source)
+    return [
+        s for s in sources
+        if s.kind != "file" or not any(
+            other is not s and entry[id(other)] not in reach[id(s)] for other in reached_by.get(entry[id(s)], ())
+        )
+    ]
 
 
 def _report_parse_errors(source: inputs.Source, errors: Iterable[ParseError], err) -> bool:

@@ -131,6 +131,13 @@ def test_an_include_cycle_on_disk_is_an_error_at_its_line(tmp_path):
     assert "Traceback" not in err
 
 
+def test_files_that_include_each_other_are_each_reported_when_both_are_given(tmp_path):
+    (tmp_path / "a.conf").write_text("Include b.conf\n")
+    (tmp_path / "b.conf").write_text("Include a.conf\n")
+    code, _, err = run("lint", "a.conf", "b.conf", cwd=tmp_path)
+    assert code == 2 and err.count("error: Include cycle") == 2, err
+
+
 def test_a_parse_error_in_an_included_file_is_shown_at_its_path(server):
     (server / "conf.d" / "broken.conf").write_text("<Directory /x>\n")
     code, _, err = run("lint", str(server / "httpd.conf"))
