@@ -177,6 +177,11 @@ def test_a_debian_tree_migrated_from_its_apache2_conf_passes_real_apache2_withou
     assert (tree / "sites-enabled" / "legacy.conf").is_symlink()
     after = configtest()
     assert after.returncode == 0, after.stderr + err
+    # the modules it needs: not those whose <IfModule> blocks Debian's files keep dormant (mime.conf's
+    # mod_include, status.conf's mod_proxy): loading them would turn those blocks on
+    code, out, err = run("modules", "--builtin", "debian", "--module-dir", httpd.module_dir, str(tree / "apache2.conf"))
+    loaded = {line.split()[1] for line in out.splitlines() if line.startswith("LoadModule")}
+    assert {"mime_module", "alias_module", "status_module"} <= loaded and not {"include_module", "proxy_module"} & loaded
 
 
 def test_an_include_of_a_huge_tree_stops_at_the_file_limit(tmp_path, monkeypatch):

@@ -347,3 +347,29 @@ def test_per_module_log_levels_need_their_modules(httpd):
     for missing in ("rewrite_module", "ssl_module", "dumpio_module"):
         result = configtest({"a.conf": text}, "a.conf", [n for n in names if n != missing], httpd=httpd)
         assert not result.ok and "Cannot find module" in result.output, missing
+
+
+DORMANT = """\
+LoadModule mpm_event_module /usr/lib/apache2/modules/mod_mpm_event.so
+LoadModule alias_module /usr/lib/apache2/modules/mod_alias.so
+<IfModule mod_include.c>
+    AddOutputFilter INCLUDES .shtml
+</IfModule>
+<IfModule mod_alias.c>
+    Alias /icons/ /usr/share/apache2/icons/
+</IfModule>
+"""
+
+
+def test_a_whole_server_configuration_keeps_the_branches_of_modules_it_does_not_load_dormant(httpd):  # noqa: F811
+    """A configuration that loads its own MPM (a 2.4 server's, like Debian's) chose its modules: mod_include,
+    which it leaves out, is not required for its `<IfModule mod_include.c>` block (loading it would turn the
+    block on). A ConfigMap for the operator, which loads nothing itself, still gets the module its block uses."""
+    names = [m.name for m in req(DORMANT).modules]
+    assert "include_module" not in names and "alias_module" in names
+    operator_style = "\n".join(line for line in DORMANT.splitlines() if not line.startswith("LoadModule")) + "\n"
+    assert "include_module" in [m.name for m in req(operator_style).modules]
+    # what real apache2 reads with exactly those modules: the Alias branch, and not the SSI one
+    with_modules = DORMANT.replace("/usr/lib/apache2/modules", httpd.module_dir)
+    body = "\n".join(line for line in with_modules.splitlines() if not line.startswith("LoadModule")) + "\n"
+    assert configtest({"site.conf": body}, "site.conf", names, httpd=httpd).ok

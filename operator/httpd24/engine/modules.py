@@ -825,6 +825,12 @@ def required_modules(configset: ConfigSet, *, target: Target = DEFAULT_TARGET) -
     base = set(ALWAYS) | set(target.modules or ()) | {mpm}
     base -= {m for m in _MPMS if m != mpm}
     seed = {m for m in _positively_tested(configset) if m in known and not m.startswith("mpm_")}
+    if any(m in _MPMS for m in config_loads):
+        # A whole 2.4 server configuration (2.2 had no MPM to load): its LoadModule lines are its choice, so an
+        # <IfModule> of a module it does not load (nor any known binary builds in) is a branch it keeps dormant
+        # (Debian's mime.conf has mod_include's, serve-cgi-bin.conf mod_cgid's). Loading that module would
+        # wake the branch up, so it is not assumed.
+        seed &= loaded_by_config | IMAGE_BUILTIN | DEBIAN_BUILTIN
     seed.add("authz_core_module")
 
     def compute(assumed: set[str]) -> _Collector:
