@@ -272,6 +272,25 @@ def test_unparseable_config_is_denied_with_its_location(mode):
     assert lines[1] == f"httpd.conf:{err.line}:{err.column}: {err.reason}"
 
 
+@pytest.mark.parametrize("mode", [Mode.ENFORCE, Mode.MIGRATE])
+def test_too_deeply_nested_config_is_denied_with_its_location(mode):
+    """Nesting past the engine's limit, through an Include between keys: a denial, not an exception."""
+    from httpd24.config import MAX_SECTION_DEPTH
+
+    depth = MAX_SECTION_DEPTH // 2 + 1
+    files = {
+        "httpd.conf": ("<IfVersion >= 2.4>\n" * depth + "Include inner.conf\n" + "</IfVersion>\n" * depth).encode(),
+        "inner.conf": ("<IfVersion >= 2.4>\n" * depth + "Order allow,deny\n" + "</IfVersion>\n" * depth).encode(),
+    }
+    stage = "mutate" if mode is Mode.MIGRATE else "validate"
+    decision = r.review(configmap(files), mode=mode, stage=stage)
+    assert not decision.allowed
+    lines = decision.message.splitlines()
+    assert lines[0] == f"1 problem in a config httpd cannot read (httpd24 mode: {mode}):"
+    assert lines[1].startswith(f"inner.conf:{MAX_SECTION_DEPTH - depth + 1}:1: <IfVersion> is nested more than")
+    assert f"the Include at httpd.conf:{depth + 1}" in lines[1]
+
+
 def test_unparseable_config_in_warn_mode_is_allowed_with_a_warning():
     decision = r.review(configmap({"httpd.conf": b"<Directory /srv>\n"}), mode=Mode.WARN, stage="validate")
     assert decision.allowed

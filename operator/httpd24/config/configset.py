@@ -20,7 +20,7 @@ from typing import Iterator, Mapping
 from .errors import ParseError
 from .gcpause import gc_paused
 from .nodes import Directive, Document, Node, Section
-from .parser import parse, tokenize
+from .parser import MAX_SECTION_DEPTH, parse, tokenize, too_deep
 from .target import DEFAULT_TARGET, Liveness, Target
 
 _VARIABLE = re.compile(r"\$\{([A-Za-z0-9_:.\-]+)\}")
@@ -28,6 +28,8 @@ _GLOB_CHARS = re.compile(r"[*?\[]")
 _INCLUDES = frozenset({"include", "includeoptional"})
 #: Directives the walk acts on while reading (EXEC_ON_READ): every other one is only recorded.
 _READ_KEYS = frozenset({"define", "undefine", "loadmodule"}) | _INCLUDES
+#: httpd's AP_MAX_INCLUDE_DEPTH (server/config.c): an Include in a file this many Includes deep is refused.
+MAX_INCLUDE_DEPTH = 128
 
 
 @dataclass(slots=True)
@@ -345,6 +347,9 @@ class _Walker:
             key = node.key
             append(Item(node, doc, live, args, context, key, len(items), via))
             if isinstance(node, Section):
+                if len(context) == MAX_SECTION_DEPTH:  # only through Includes: the parser stops it in a file
+                    where = via[-1].location
+                    raise too_deep(node, f", counting the sections around the Include at {where.file}:{where.line}")
                 inner = live
                 if key == "ifmodule" and args:
                     inner = min(live, target.if_module(args[0], self.loaded, self.maybe_loaded))
@@ -391,6 +396,14 @@ class _Walker:
             self.undefined.add(name)
 
     def _include(self, node, doc, pattern, live, context, via, stack, reached) -> None:
+        if len(via) == MAX_INCLUDE_DEPTH:
+            raise ParseError(
+                doc.name,
+                node.location.line,
+                node.location.column,
+                f"Exceeded maximum include depth of {MAX_INCLUDE_DEPTH}, as httpd says: this Include is "
+                f"{MAX_INCLUDE_DEPTH + 1} files deep ({stack[0]} -> ... -> {stack[-1]}); include the files from fewer levels",
+            )
         names, external = self.configset.resolve_include(pattern)
         if not names:
             self.view.unresolved.append(

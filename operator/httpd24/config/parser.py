@@ -35,6 +35,10 @@ WHITESPACE = " \t\n\r\f\v"
 #: Sections whose body is not configuration but code for another interpreter.
 OPAQUE_SECTIONS = frozenset({"perl", "macro"})
 
+#: How deep sections may nest, counting those around an Include. httpd has no limit; the engine's walks
+#: recurse once per level, and no configuration needs more than a handful (the deepest in the corpus: 9).
+MAX_SECTION_DEPTH = 128
+
 _TOKEN = re.compile(
     r"""[ \t\n\r\f\v]*((?:
         "((?:[^"\\]++|\\.)*+\\?)("?)      # double-quoted (possessive: no backtracking)
@@ -231,6 +235,8 @@ def _parse(data: bytes | str, name: str) -> Document:
                 parent = stack[-1][0] if stack else doc
                 continue
             node = _open_section(stripped, raw, eol, location, name)
+            if len(stack) == MAX_SECTION_DEPTH:
+                raise too_deep(node)
             node.parent = parent
             children.append(node)
             if node.key in OPAQUE_SECTIONS:
@@ -261,6 +267,17 @@ def _parse(data: bytes | str, name: str) -> Document:
             f"<{section.name}> was not closed; add </{section.name}> where the section ends",
         )
     return doc
+
+
+def too_deep(section: Section, around: str = "") -> ParseError:
+    """The error for a section nested more than :data:`MAX_SECTION_DEPTH` deep (``around``: how, through Includes)."""
+    return ParseError(
+        section.location.file,
+        section.location.line,
+        section.location.column,
+        f"<{section.name}> is nested more than {MAX_SECTION_DEPTH} deep{around}; httpd24 reads sections "
+        f"{MAX_SECTION_DEPTH} levels deep at most: flatten the nesting (merge the conditions)",
+    )
 
 
 def _open_section(stripped: str, raw: str, eol: str, location: Location, name: str) -> Section:
