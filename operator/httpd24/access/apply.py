@@ -7,8 +7,9 @@ from typing import Iterable
 from ..config import ConfigSet, Directive, Document, Item, Node, Section, edit
 from . import expr as X
 from .model import OTHER, Effective, Host, Methods, Scope, build
+from .worlds import make_plan
 from .plan import (
-    GROUP_MERGE_REASON, ScopePlan, chains, inherited, make_plan, merge, merges_in_order, methods_of, not_any_of,
+    GROUP_MERGE_REASON, ScopePlan, chains, inherited, merge, merges_in_order, methods_of, not_any_of,
     shadowed_in_some_context, shadowed_reason,
 )
 

@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Literal, Sequence
 
-from ..config import ConfigSet, Item, Liveness, Section, Target
+from ..config import ConfigSet, Item, Liveness, Section, Target, module_identifier
 from ..config.gcpause import gc_paused
 from . import authz22
 from . import expr as X
@@ -421,6 +421,15 @@ class Model:
     load_order: tuple[str, ...] = ()
     #: Derived data computed once per model (the plan's scope index, chains per scope).
     cache: dict = field(default_factory=dict, repr=False, compare=False)
+    #: What the model was read from, so the plan can read it again under assumptions (:mod:`.worlds`).
+    configset: ConfigSet | None = field(default=None, repr=False, compare=False)
+    target: Target | None = field(default=None, repr=False, compare=False)
+    #: The undecided conditions around what the model read: ("module", "ssl_module") or ("define", "SSL") ->
+    #: the first section that asks it.
+    undecided: dict[tuple[str, str], Section] = field(default_factory=dict, repr=False, compare=False)
+    #: Something read in a branch no assumption settles (an <IfVersion> httpd24 cannot compare, a LoadModule
+    #: or Define in an undecided branch).
+    unsettled: Item | None = field(default=None, repr=False, compare=False)
 
     # -- mapping ---------------------------------------------------------------------------
     def vhost_of(self, request: Request) -> Section | None:
@@ -536,6 +545,15 @@ def _compile(pattern: str) -> re.Pattern[str] | None:
         return None
 
 
+def _open_question(section: Section, target: Target) -> tuple[str, str] | None:
+    """What an <IfModule>/<IfDefine> asks when the target alone does not answer it: ("module", id) or ("define", name)."""
+    name = section.args[0].lstrip("!")
+    if section.key == "ifmodule":
+        identifier = module_identifier(name)
+        return ("module", identifier) if target.if_module(identifier, set()) is Liveness.UNKNOWN else None
+    return ("define", name) if target.if_define(name, set()) is Liveness.UNKNOWN else None
+
+
 class Builder:
     def __init__(self, configset: ConfigSet, target: Target | None, view=None) -> None:
         self.configset = configset
@@ -552,6 +570,8 @@ class Builder:
         self.server_root = configset.server_root
         self.access_file_names = [".htaccess"]
         self.load_order: list[str] = []
+        self.undecided: dict[tuple[str, str], Section] = {}
+        self.unsettled: Item | None = None
 
     def scope_for(self, section: Section | None, vhost: Section | None, item: Item) -> Scope:
         if section is None:
@@ -654,6 +674,8 @@ class Builder:
                 continue
             module = authz22.module_of(key)
             if module is not None:
+                if item.live is Liveness.UNKNOWN:
+                    self._note_undecided(item, section or vhost)
                 own = self.scope_for(section, vhost, item).own
                 where = f"{item.node.name} {' '.join(item.args)} ({item.file}:{item.node.location.line})"
                 own.authz22[module] = authz22.record(own.authz22.get(module), key, item.args, where)
@@ -668,7 +690,37 @@ class Builder:
                 self.scope_for(item.node, vhost, item).live = item.live
                 continue
             if key in COMPAT_KEYS or key in ("require", "authtype", "authmerging") or key in AUTHZ_CONTAINERS:
+                if item.live is Liveness.UNKNOWN:
+                    self._note_undecided(item, section or vhost)
                 self._read_access(item, section, vhost)
+
+    def _note_undecided(self, item: Item, outer: Section | None) -> None:
+        """Record the undecided conditions between an access line and its section (``outer``; None: the
+        server), or the line itself when none of them can be tried (:mod:`.worlds`).
+
+        Conditions around a whole section are not recorded: its lines stay inside them, translated or not.
+        """
+        target = self.view.target
+        context = item.context
+        start = context.index(outer) + 1 if outer is not None and outer in context else 0
+        questions: list[tuple[tuple[str, str], Section]] = []
+        for section in context[start:]:
+            if section.key == "ifversion" and target.if_version(list(section.args)) is Liveness.UNKNOWN:
+                questions = []  # a version httpd24 cannot compare: no assumption settles it
+                break
+            if section.key in ("ifmodule", "ifdefine") and section.args:
+                question = _open_question(section, target)
+                if question is not None:
+                    questions.append((question, section))
+        for question, section in questions:
+            self.undecided.setdefault(question, section)
+        if questions or self.unsettled is not None:
+            return
+        # Undecided from outside the section (it sits in a branch, or in a file nothing includes) only.
+        orphan = not item.via and item.file != self.configset.entry
+        around = self.view.liveness(outer) if outer is not None else (Liveness.UNKNOWN if orphan else Liveness.LIVE)
+        if around is Liveness.LIVE:
+            self.unsettled = item
 
     def _read_access(self, item: Item, section: Section | None, vhost: Section | None) -> None:
         key = item.key
@@ -752,6 +804,10 @@ class Builder:
             access_file_names=self.access_file_names,
             has_entry=self.configset.entry is not None,
             load_order=tuple(self.load_order),
+            configset=self.configset,
+            target=self.view.target,
+            undecided=self.undecided,
+            unsettled=self.unsettled,
         )
 
 

@@ -777,7 +777,8 @@ class Plan:
         return all(p.text is not None for p in self.scopes)
 
 
-def make_plan(model: Model) -> Plan:
+def plan_as_read(model: Model) -> Plan:
+    """The plan of the model as read: undecided branches count as read (:func:`.worlds.make_plan` checks them)."""
     with gc_paused():
         return _make_plan(model)
 

@@ -12,6 +12,7 @@ from . import authz22
 from . import expr as X
 from .apply import _items, apply_scope_plan, plan_nodes, REMOVED_KEYS
 from .model import NATIVE_24_PROVIDERS, Effective, Model, Scope, _dir_under, build, fold
+from .worlds import make_plan
 from .plan import (
     Inexact,
     Plan,
@@ -20,7 +21,6 @@ from .plan import (
     full_expr,
     inherited,
     load_order,
-    make_plan,
     recorded_after,
     methods_of,
     shadowed_in_some_context,
@@ -133,7 +133,8 @@ class OrderAllowDeny(_PlanRule):
     answer (it is checked request by request on real httpd in the project's tests).
     Host names become `Require host` (same double-reverse lookup), `127.0.0.1` stays
     `Require ip 127.0.0.1` (never `Require local`). When a section's meaning depends
-    on which other sections apply, no fix is offered and the message says why.
+    on which other sections apply, or on an `<IfModule>`/`<IfDefine>` inside it that
+    nothing decides (`--module`, `--define`), no fix is offered and the message says why.
     """
 
     code = "HT501"

@@ -102,6 +102,17 @@ class Target:
     modules: frozenset[str] | None = None
     defines: frozenset[str] | None = None
     environment: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
+    #: Answers for conditions nothing else decides: ``("module", "ssl_module", True)``, ``("define", "SSL",
+    #: False)``. The access plan uses them to try each way an undecided condition can fall.
+    assumptions: frozenset[tuple[str, str, bool]] = frozenset()
+
+    def assumed(self, kind: str, name: str) -> Liveness:
+        """The assumption about module or define ``name``; UNKNOWN when there is none."""
+        if (kind, name, True) in self.assumptions:
+            return Liveness.LIVE
+        if (kind, name, False) in self.assumptions:
+            return Liveness.DEAD
+        return Liveness.UNKNOWN
 
     def if_module(self, argument: str, loaded: set[str], maybe_loaded: AbstractSet[str] = frozenset()) -> Liveness:
         """``loaded``: modules loaded so far; ``maybe_loaded``: those only a branch that may not be read loaded."""
@@ -120,7 +131,7 @@ class Target:
         elif identifier in ASSUMED_ON_24:
             answer = Liveness.LIVE
         else:
-            answer = Liveness.UNKNOWN
+            answer = self.assumed("module", identifier)
         return answer.negate() if negated else answer
 
     def if_define(self, argument: str, defined: AbstractSet[str], undefined: AbstractSet[str] = frozenset(),
@@ -136,7 +147,7 @@ class Target:
         elif self.defines is not None or name in undefined:
             answer = Liveness.DEAD
         else:
-            answer = Liveness.UNKNOWN
+            answer = self.assumed("define", name)
         return answer.negate() if negated else answer
 
     def if_version(self, args: list[str]) -> Liveness:

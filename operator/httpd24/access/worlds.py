@@ -1,0 +1,126 @@
+"""Access control under conditions that nothing decides: a translation must hold whichever way they fall.
+
+The model reads an undecided branch (``<IfModule mod_ssl.c>`` when nobody said whether mod_ssl
+is loaded, ``<IfDefine SSL>`` without ``-D`` flags) as if httpd read it, and the fix writes its
+translation at the section's level, outside the branch. Where the branch decides the answer::
+
+    <Directory /srv/www>
+        Order deny,allow
+        <IfModule mod_ssl.c>
+            Deny from all
+        </IfModule>
+    </Directory>
+
+that is ``Require all denied`` for every request, while the server without mod_ssl let everyone
+in. So the plan is made again for every way the undecided conditions can fall (each module loaded
+or not, each name defined or not, at most :data:`MAX_CONDITIONS` of them). A section keeps its fix
+only where, in every such world in which it exists, the original means exactly what the fix
+writes; otherwise it needs a person, who can settle the conditions (``--module``, ``--define``)
+or write the condition out. The common shapes keep their fix: a whole ``<Directory>`` or virtual
+host inside ``<IfModule>`` (the translation stays inside it), and the 2.2/2.4 dual blocks
+(``<IfModule !mod_version.c>`` next to ``<IfVersion >= 2.4>``), whose branches agree.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import replace
+
+from ..config import Liveness, View
+from ..config.gcpause import gc_paused
+from . import expr as X
+from .model import Model, Scope, build
+from .plan import Plan, own_expr_24, plan_as_read
+
+#: 2**3 worlds at most; past that the plan is not tried again and every section needs a person.
+MAX_CONDITIONS = 3
+ADVICE = "say what the server loads and defines (httpd24 --module/--define) or write the condition out"
+
+
+def make_plan(model: Model) -> Plan:
+    """The plan of a model: each section's translation, or why a person must decide."""
+    with gc_paused():
+        plan = plan_as_read(model)
+        settle(plan)
+        return plan
+
+
+def settle(plan: Plan) -> None:
+    """Take the fix away from every section of ``plan`` whose translation some world does not share."""
+    model = plan.model
+    fixed = [p for p in plan.scopes if p.text is not None]
+    if not fixed or not (model.undecided or model.unsettled is not None):
+        return
+    if model.unsettled is not None:
+        where = model.unsettled
+        _block(fixed, f"{where.node.name} at {where.file}:{where.node.location.line} sits in a branch httpd24 "
+                      f"cannot decide (a version it cannot compare, or a module or name only an undecided "
+                      f"branch loads or defines); {ADVICE}")
+        return
+    questions = list(model.undecided.items())
+    labels = " and ".join(_label(section) for _, section in questions)
+    if len(questions) > MAX_CONDITIONS:
+        _block(fixed, f"access control sits under {len(questions)} undecided conditions ({labels}); {ADVICE}")
+        return
+    for answers in itertools.product((True, False), repeat=len(questions)):
+        assumptions = frozenset((kind, name, answer) for ((kind, name), _), answer in zip(questions, answers))
+        target = replace(model.target, assumptions=model.target.assumptions | assumptions)
+        view = model.configset.view(target)
+        world = build(model.configset, target, view)
+        if world.unsettled is not None or world.undecided:
+            _block(fixed, f"access control depends on {labels}, and on more that they decide; {ADVICE}")
+            return
+        world_plan = plan_as_read(world)
+        planned = {_key(p.scope): p for p in world_plan.scopes}
+        scopes = {_key(s): s for s in world.scopes}
+        for p in fixed:
+            if p.text is None or not _exists(p.scope, view):
+                continue
+            key = _key(p.scope)
+            if not _agrees(p, planned.get(key), scopes.get(key), world_plan.methods):
+                _block([p], f"its answer depends on {labels}, which nothing here decides: {_world(questions, answers)}, "
+                            f"it means something else; {ADVICE}")
+
+
+def _agrees(p, other, scope: Scope | None, methods: list[str]) -> bool:
+    """Whether the section means in a world what ``p`` writes for it."""
+    if other is not None:
+        return other.text == p.text and other.authmerging == p.authmerging and (other.kind == "authtype") == (
+            p.kind == "authtype")
+    if scope is None or scope.own.has_compat or p.authmerging or p.kind == "authtype":
+        return False  # nothing of its own (it inherits), or something the plan left alone
+    own = own_expr_24(scope, methods)
+    return own is not None and X.render(own) == p.text
+
+
+def _block(plans, reason: str) -> None:
+    for p in plans:
+        if p.text is not None:
+            p.text, p.expr, p.reason = None, None, reason
+
+
+def _key(scope: Scope) -> object:
+    if scope.node is not None:
+        return id(scope.node)
+    if scope.kind == "htaccess":
+        return ("htaccess", scope.file)
+    return ("vhost", id(scope.vhost)) if scope.vhost is not None else ("server",)
+
+
+def _exists(scope: Scope, view: View) -> bool:
+    node = scope.node if scope.node is not None else scope.vhost
+    return node is None or view.liveness(node) is not Liveness.DEAD
+
+
+def _label(section) -> str:
+    return f"<{section.name} {' '.join(section.args)}> ({section.location.file}:{section.location.line})"
+
+
+def _world(questions, answers) -> str:
+    parts = []
+    for ((kind, name), _), answer in zip(questions, answers):
+        if kind == "module":
+            parts.append(f"{name} {'loaded' if answer else 'not loaded'}")
+        else:
+            parts.append(f"{name} {'defined' if answer else 'not defined'}")
+    return "with " + " and ".join(parts)

@@ -1,0 +1,113 @@
+"""Access control under <IfModule>/<IfDefine> conditions nothing decides (httpd24.access.worlds).
+
+A fix is offered only when it means, in every world the conditions allow, what the original means
+there. The apache tests run each configuration in both worlds on real apache2: the module is
+``mod_setenvif.c`` (the differential servers load it) or ``mod_ssl.c`` (they do not), and the
+engine, which knows neither, must treat both names alike. The reference is the original itself on
+2.4 + mod_access_compat: each case has one section, so 2.2's inheritance has nothing to make explicit
+(``normalize_22`` reads undecided branches as read, which is what is under test here).
+"""
+
+from __future__ import annotations
+
+import pytest
+from httpd24.apache import differential
+from httpd24.config import DEFAULT_TARGET, ConfigSet, Target
+from httpd24.engine import lint, migrate
+
+DOCROOT = "DocumentRoot /srv/www\n"
+LOADED, NOT_LOADED = "mod_setenvif.c", "mod_ssl.c"
+
+#: The condition decides the answer: no fix.
+DECIDES = {
+    "all of the section's": "<Location /a>\n    <IfModule {m}>\n        Order deny,allow\n        Deny from all\n"
+                            "    </IfModule>\n</Location>\n",
+    "inside the section": "<Directory /srv/www>\n    Order deny,allow\n    <IfModule {m}>\n        Deny from all\n"
+                          "    </IfModule>\n</Directory>\n",
+    "two branches disagree": "<Directory /srv/www>\n    <IfModule {m}>\n        Order deny,allow\n        Deny from all\n"
+                             "    </IfModule>\n    <IfModule !{m}>\n        Order allow,deny\n        Allow from all\n"
+                             "    </IfModule>\n</Directory>\n",
+    "a define": "<Directory /srv/www>\n    Order allow,deny\n    Allow from all\n    <IfDefine LOCKDOWN>\n"
+                "        Deny from all\n    </IfDefine>\n</Directory>\n",
+}
+#: The answer is the same whichever way the condition falls: the fix stays.
+AGREES = {
+    "whole section inside": "<IfModule {m}>\n<Directory /srv/www>\n    Order deny,allow\n    Deny from all\n"
+                            "    Allow from 127.0.0.2\n</Directory>\n</IfModule>\n",
+    "condition adds nothing": "<Directory /srv/www>\n    Order allow,deny\n    Allow from all\n    <IfModule {m}>\n"
+                              "        Allow from 127.0.0.2\n    </IfModule>\n</Directory>\n",
+    "2.2/2.4 dual blocks": "<Directory /srv/www>\n    <IfModule mod_version.c>\n        <IfVersion < 2.4>\n"
+                           "            Order allow,deny\n            Allow from all\n        </IfVersion>\n"
+                           "        <IfVersion >= 2.4>\n            Require all granted\n        </IfVersion>\n"
+                           "    </IfModule>\n    <IfModule !mod_version.c>\n        Order allow,deny\n"
+                           "        Allow from all\n    </IfModule>\n</Directory>\n",
+}
+
+
+def configset(text: str) -> ConfigSet:
+    return ConfigSet.from_mapping({"httpd.conf": DOCROOT + text}, entry="httpd.conf")
+
+
+def access_findings(text: str, target: Target = DEFAULT_TARGET) -> list:
+    return [f for f in lint(configset(text), target=target) if f.code.startswith("HT5")]
+
+
+@pytest.mark.parametrize("name", DECIDES)
+def test_no_fix_when_the_condition_decides_the_answer(name):
+    text = DECIDES[name].format(m=NOT_LOADED)
+    findings = access_findings(text)
+    assert findings and all(f.fix is None for f in findings)
+    [asked] = [f for f in findings if "nothing here decides" in f.message]
+    assert ("<IfDefine LOCKDOWN>" if name == "a define" else f"<IfModule {NOT_LOADED}>") in asked.message
+    assert "--module/--define" in asked.message
+    assert migrate(configset(text)).files["httpd.conf"] == (DOCROOT + text).encode()
+
+
+def test_a_target_that_decides_the_module_brings_the_fix_back():
+    text = DECIDES["inside the section"].format(m=NOT_LOADED)
+    loaded = Target(modules=frozenset({"ssl_module", "authz_core_module", "authz_host_module"}))
+    assert [f.fix is not None for f in access_findings(text, loaded)] == [True]
+    migrated = migrate(configset(text), target=loaded).files["httpd.conf"].decode()
+    assert "Require all denied" in migrated and "Order" not in migrated
+    not_loaded = Target(modules=frozenset({"authz_core_module", "authz_host_module"}))
+    assert [f.fix is not None for f in access_findings(text, not_loaded)] == [True]
+    migrated = migrate(configset(text), target=not_loaded).files["httpd.conf"].decode()
+    assert "Require all granted" in migrated and "Deny from all" in migrated  # the dead branch stays as written
+
+
+@pytest.mark.parametrize("name", AGREES)
+def test_fix_stays_when_every_world_agrees(name):
+    text = AGREES[name].format(m=NOT_LOADED)
+    findings = access_findings(text)
+    assert findings and all(f.fix is not None for f in findings if f.code == "HT501")
+    migrated = migrate(configset(text)).files["httpd.conf"]
+    after = ConfigSet.from_mapping({"httpd.conf": migrated}, entry="httpd.conf")
+    assert not [f for f in lint(after) if f.code == "HT501"]  # no 2.2 access control left that 2.4 reads
+
+
+@pytest.mark.apache
+@pytest.mark.parametrize("name", AGREES)
+def test_fixes_kept_answer_as_the_original_in_both_worlds(httpd, assert_all_ok, name):
+    cases = []
+    for module in (LOADED, NOT_LOADED):
+        original = configset(AGREES[name].format(m=module))
+        migrated = migrate(configset(AGREES[name].format(m=module)))
+        assert not [f for f in migrated.remaining if f.code.startswith("HT5")]
+        cases.append(differential.Case(f"{name} / {module}", original, migrated.files))
+    assert_all_ok(differential.compare_many(cases, httpd=httpd), "kept fixes")
+
+
+@pytest.mark.apache
+def test_the_translation_as_if_the_branch_were_read_is_wrong_on_the_server_without_the_module(httpd):
+    """Why there is no fix: written as the loaded world reads it, the server without the module answers otherwise."""
+    as_read = Target(modules=frozenset({"setenvif_module", "authz_core_module", "authz_host_module"}))
+    for name in ("all of the section's", "inside the section"):
+        loaded_text = DECIDES[name].format(m=LOADED)
+        written = migrate(configset(loaded_text), target=as_read)
+        assert not [f for f in written.remaining if f.code == "HT501"], name
+        reports = differential.compare_many([
+            differential.Case("loaded", configset(loaded_text), written.files),
+            differential.Case("not loaded", configset(DECIDES[name].format(m=NOT_LOADED)),
+                              {"httpd.conf": written.files["httpd.conf"].replace(LOADED.encode(), NOT_LOADED.encode())}),
+        ], httpd=httpd)
+        assert [r.ok for r in reports] == [True, False], (name, [r.format(limit=3) for r in reports])
