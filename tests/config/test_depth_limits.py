@@ -17,8 +17,13 @@ from pathlib import Path
 
 import pytest
 from clirun import run
-
-from httpd24.config import MAX_INCLUDE_DEPTH, MAX_SECTION_DEPTH, ConfigSet, ParseError, parse
+from httpd24.config import (
+    MAX_INCLUDE_DEPTH,
+    MAX_SECTION_DEPTH,
+    ConfigSet,
+    ParseError,
+    parse,
+)
 from httpd24.engine import lint, migrate
 
 APACHE = shutil.which("apache2") or "/usr/sbin/apache2"
@@ -96,7 +101,7 @@ def test_cli_reports_too_deep_nesting_with_file_and_line(tmp_path):
     path = tmp_path / "deep.conf"
     path.write_text(nested(5000, ACCESS_22))
     for command in ("lint", "migrate"):
-        code, out, err = run(command, str(path))
+        code, _, err = run(command, str(path))
         assert code == 2, (command, err)
         assert f"{path}:{MAX_SECTION_DEPTH + 1}:1: " in err
         assert "internal error" not in err and "Traceback" not in err
@@ -122,7 +127,7 @@ def _compare_with_apache(tmp_path: Path, length: int) -> None:
         files[f"c{i}.conf"] = files[f"c{i}.conf"].replace(f"c{i + 1}.conf", f"{tmp_path}/c{i + 1}.conf")
     for name, text in files.items():
         (tmp_path / name).write_text(text)
-    apache = subprocess.run([APACHE, "-t", "-f", str(tmp_path / "httpd.conf")], capture_output=True, text=True)
+    apache = subprocess.run([APACHE, "-t", "-f", str(tmp_path / "httpd.conf")], capture_output=True, text=True, check=False)
     engine_error = None
     try:
         lint(ConfigSet.from_mapping(files, entry="httpd.conf", server_root=str(tmp_path)))
