@@ -42,9 +42,10 @@ def test_noop(text):
             id="deny-all",
         ),
         pytest.param(
-            "Order allow,deny\nAllow from all\n<Files .ht*>\n  Order allow,deny\n  Deny from all\n  Satisfy All\n</Files>\n",
-            "Require all granted\n<Files .ht*>\n  Require all denied\n</Files>\n",
-            id="server-level-and-files",
+            "<Directory />\n  Order allow,deny\n  Allow from all\n</Directory>\n"
+            "<Files .ht*>\n  Order allow,deny\n  Deny from all\n  Satisfy All\n</Files>\n",
+            "<Directory />\n  Require all granted\n</Directory>\n<Files .ht*>\n  Require all denied\n</Files>\n",
+            id="root-directory-and-files",
         ),
     ],
 )
@@ -202,6 +203,33 @@ def test_ht506_invalid(line):
     [finding] = findings(text, "HT506")
     assert finding.line == 2 and "refuses to start" in finding.message
     assert all(f.fix is None for f in findings(text, "HT501"))
+
+
+OUTSIDE_A_SECTION = {
+    "server": "Order deny,allow\nDeny from all\n",
+    "virtual host": "<VirtualHost *:80>\n    ServerName a.test\n    Order allow,deny\n    Allow from all\n</VirtualHost>\n",
+    "server Limit": "<Limit POST>\n    Order deny,allow\n    Deny from all\n</Limit>\n",
+}
+
+
+@pytest.mark.parametrize("where", OUTSIDE_A_SECTION)
+def test_ht506_access_outside_a_section_has_no_fix(where):
+    """httpd takes these lines only in directory context, on 2.2 too: no 2.4 line can stand there either."""
+    text = OUTSIDE_A_SECTION[where]
+    invalid = findings(text, "HT506")
+    assert invalid and all("not allowed here" in f.message and "<Directory>" in f.message for f in invalid)
+    assert findings(text, "HT501") and all(f.fix is None for f in findings(text, "HT501"))
+    assert fixed(text, "HT501") == text
+
+
+@pytest.mark.apache
+@pytest.mark.parametrize("where", OUTSIDE_A_SECTION)
+def test_httpd_refuses_access_outside_a_section_even_with_mod_access_compat(httpd, where):
+    from httpd24 import apache
+
+    modules = ["mpm_event_module", "authz_core_module", "authz_host_module", "access_compat_module"]
+    result = apache.configtest({"site.conf": OUTSIDE_A_SECTION[where]}, "site.conf", modules, httpd=httpd)
+    assert not result.ok and "not allowed" in result.output
 
 
 @pytest.mark.parametrize(

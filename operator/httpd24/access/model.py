@@ -321,6 +321,10 @@ SCOPE_KEYS = frozenset(
 )
 TRANSPARENT = frozenset({"ifmodule", "ifdefine", "ifversion", "limit", "limitexcept"})
 COMPAT_KEYS = frozenset({"order", "allow", "deny", "satisfy"})
+#: Access lines take directory context (OR_LIMIT, OR_AUTHCFG), which httpd never grants outside these
+#: sections: server/config.c reads the top level with ``override = (RSRC_CONF | OR_ALL) & ~(OR_AUTHCFG | OR_LIMIT)``.
+OUTSIDE_A_SECTION = ("not allowed here: httpd reads it only in <Directory>, <Location>, <Files> and <Proxy> "
+                     "sections and .htaccess files (2.2 too); move it into the section it was meant for")
 AUTHZ_CONTAINERS = frozenset({"requireall", "requireany", "requirenone"})
 #: Require providers that exist only in 2.4 (a 2.2 server refuses them).
 NATIVE_24_PROVIDERS = frozenset({"all", "ip", "host", "env", "local", "method", "expr", "not", "forward-dn"})
@@ -676,7 +680,10 @@ class Builder:
             if module is not None:
                 if item.live is Liveness.UNKNOWN:
                     self._note_undecided(item, section or vhost)
-                own = self.scope_for(section, vhost, item).own
+                scope = self.scope_for(section, vhost, item)
+                own = scope.own
+                if scope.kind in ("server", "vhost"):
+                    own.errors.append((item, OUTSIDE_A_SECTION))
                 where = f"{item.node.name} {' '.join(item.args)} ({item.file}:{item.node.location.line})"
                 own.authz22[module] = authz22.record(own.authz22.get(module), key, item.args, where)
                 continue
@@ -727,6 +734,8 @@ class Builder:
         in_container = any(s.key in AUTHZ_CONTAINERS for s in item.context)
         scope = self.scope_for(section, vhost, item)
         own = scope.own
+        if scope.kind in ("server", "vhost"):
+            own.errors.append((item, OUTSIDE_A_SECTION))
         if not in_container:
             own.items.setdefault(key, []).append(item)
         methods = _limit_methods(item)

@@ -562,7 +562,9 @@ class InvalidAccessArgument(Rule):
     Finds `Allow`/`Deny`/`Order`/`Satisfy` arguments httpd refuses: a missing `from`,
     `10.1.2.3/40` (bad mask), `::ffff:1.2.3.4` (IPv4-mapped IPv6), `host.name/24` ("An IP
     address was expected"), a `#` inside the list ("No comments are allowed here"), an
-    unknown `Order`.
+    unknown `Order`; and access lines (`Order`, `Allow`, `Deny`, `Satisfy`, `Require`,
+    `AuthType`...) outside `<Directory>`, `<Location>`, `<Files>` and `<Proxy>` sections
+    and .htaccess files ("not allowed here").
 
     ## Why is this bad?
     Both 2.2 and 2.4 refuse to start on them; there is nothing to translate.
@@ -584,7 +586,7 @@ class InvalidAccessArgument(Rule):
     code = "HT506"
     name = "access-invalid-argument"
     severity = Severity.ERROR
-    summary = "Allow/Deny/Order/Satisfy argument httpd refuses"
+    summary = "Access line httpd refuses (its argument, or outside a section)"
 
     def check_config(self, ctx) -> Iterable[Finding]:
         model, _plan = _analysis(ctx)
