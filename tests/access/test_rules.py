@@ -222,14 +222,29 @@ def test_ht506_access_outside_a_section_has_no_fix(where):
     assert fixed(text, "HT501") == text
 
 
+#: <If> gives its lines directory context wherever it stands (2.4 syntax).
+IN_IF = {
+    "server": '<If "%{HTTP_HOST} == \'a.test\'">\n    Require all denied\n</If>\n',
+    "virtual host": '<VirtualHost *:80>\n    ServerName a.test\n    <If "-R \'10.0.0.0/8\'">\n'
+                    '        Require all granted\n    </If>\n</VirtualHost>\n',
+}
+
+
+@pytest.mark.parametrize("where", IN_IF)
+def test_access_in_if_at_server_level_is_in_place(where):
+    assert findings(IN_IF[where], "HT506") == []
+
+
 @pytest.mark.apache
-@pytest.mark.parametrize("where", OUTSIDE_A_SECTION)
+@pytest.mark.parametrize("where", [*OUTSIDE_A_SECTION, *(f"If at {w}" for w in IN_IF)])
 def test_httpd_refuses_access_outside_a_section_even_with_mod_access_compat(httpd, where):
     from httpd24 import apache
 
     modules = ["mpm_event_module", "authz_core_module", "authz_host_module", "access_compat_module"]
-    result = apache.configtest({"site.conf": OUTSIDE_A_SECTION[where]}, "site.conf", modules, httpd=httpd)
-    assert not result.ok and "not allowed" in result.output
+    text = IN_IF[where[len("If at "):]] if where.startswith("If at ") else OUTSIDE_A_SECTION[where]
+    result = apache.configtest({"site.conf": text}, "site.conf", modules, httpd=httpd)
+    assert result.ok == where.startswith("If at "), result.output
+    assert result.ok or "not allowed" in result.output
 
 
 @pytest.mark.parametrize(

@@ -538,6 +538,11 @@ def _scope_section(item: Item) -> tuple[Section | None, Section | None]:
     return inner, vhost
 
 
+def _outside_a_section(scope: Scope, item: Item) -> bool:
+    """Whether an access line stands where httpd refuses it (:data:`OUTSIDE_A_SECTION`); <If> grants directory context."""
+    return scope.kind in ("server", "vhost") and not any(s.key in ("if", "elseif", "else") for s in item.context)
+
+
 def _is_htaccess(name: str) -> bool:
     return posixpath.basename(name).endswith("htaccess")
 
@@ -682,7 +687,7 @@ class Builder:
                     self._note_undecided(item, section or vhost)
                 scope = self.scope_for(section, vhost, item)
                 own = scope.own
-                if scope.kind in ("server", "vhost"):
+                if _outside_a_section(scope, item):
                     own.errors.append((item, OUTSIDE_A_SECTION))
                 where = f"{item.node.name} {' '.join(item.args)} ({item.file}:{item.node.location.line})"
                 own.authz22[module] = authz22.record(own.authz22.get(module), key, item.args, where)
@@ -734,7 +739,7 @@ class Builder:
         in_container = any(s.key in AUTHZ_CONTAINERS for s in item.context)
         scope = self.scope_for(section, vhost, item)
         own = scope.own
-        if scope.kind in ("server", "vhost"):
+        if _outside_a_section(scope, item):
             own.errors.append((item, OUTSIDE_A_SECTION))
         if not in_container:
             own.items.setdefault(key, []).append(item)
