@@ -82,11 +82,11 @@ def test_sections_count_through_includes():
 
 
 def test_includes_as_deep_as_httpd_allows_are_read():
-    files = chain(MAX_INCLUDE_DEPTH, ACCESS_22)
+    files = chain(MAX_INCLUDE_DEPTH, directory(ACCESS_22))
     findings = lint(ConfigSet.from_mapping(files, entry="httpd.conf"))
     assert [(f.file, f.code) for f in findings if f.code == "HT501"] == [(f"c{MAX_INCLUDE_DEPTH}.conf", "HT501")]
     migration = migrate(ConfigSet.from_mapping(files, entry="httpd.conf"))
-    assert migration.files[f"c{MAX_INCLUDE_DEPTH}.conf"] == b"Require all granted\n"
+    assert migration.files[f"c{MAX_INCLUDE_DEPTH}.conf"] == directory("Require all granted\n").encode()
 
 
 def test_one_include_deeper_is_httpds_error_at_that_include():
