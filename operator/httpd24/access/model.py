@@ -683,12 +683,7 @@ class Builder:
                 continue
             module = authz22.module_of(key)
             if module is not None:
-                if item.live is Liveness.UNKNOWN:
-                    self._note_undecided(item, section or vhost)
-                scope = self.scope_for(section, vhost, item)
-                own = scope.own
-                if _outside_a_section(scope, item):
-                    own.errors.append((item, OUTSIDE_A_SECTION))
+                own = self._access_scope(item, section, vhost).own
                 where = f"{item.node.name} {' '.join(item.args)} ({item.file}:{item.node.location.line})"
                 own.authz22[module] = authz22.record(own.authz22.get(module), key, item.args, where)
                 continue
@@ -702,9 +697,16 @@ class Builder:
                 self.scope_for(item.node, vhost, item).live = item.live
                 continue
             if key in COMPAT_KEYS or key in ("require", "authtype", "authmerging") or key in AUTHZ_CONTAINERS:
-                if item.live is Liveness.UNKNOWN:
-                    self._note_undecided(item, section or vhost)
-                self._read_access(item, section, vhost)
+                self._read_access(item, self._access_scope(item, section, vhost))
+
+    def _access_scope(self, item: Item, section: Section | None, vhost: Section | None) -> Scope:
+        """The scope of an access line, noting where httpd would refuse it and what leaves it undecided."""
+        if item.live is Liveness.UNKNOWN:
+            self._note_undecided(item, section or vhost)
+        scope = self.scope_for(section, vhost, item)
+        if _outside_a_section(scope, item):
+            scope.own.errors.append((item, OUTSIDE_A_SECTION))
+        return scope
 
     def _note_undecided(self, item: Item, outer: Section | None) -> None:
         """Record the undecided conditions between an access line and its section (``outer``; None: the
@@ -734,13 +736,10 @@ class Builder:
         if around is Liveness.LIVE:
             self.unsettled = item
 
-    def _read_access(self, item: Item, section: Section | None, vhost: Section | None) -> None:
+    def _read_access(self, item: Item, scope: Scope) -> None:
         key = item.key
         in_container = any(s.key in AUTHZ_CONTAINERS for s in item.context)
-        scope = self.scope_for(section, vhost, item)
         own = scope.own
-        if _outside_a_section(scope, item):
-            own.errors.append((item, OUTSIDE_A_SECTION))
         if not in_container:
             own.items.setdefault(key, []).append(item)
         methods = _limit_methods(item)
