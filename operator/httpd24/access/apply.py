@@ -7,11 +7,11 @@ from typing import Iterable
 from ..config import ConfigSet, Directive, Document, Item, Node, Section, edit
 from . import expr as X
 from .model import OTHER, Effective, Host, Methods, Scope, build
-from .worlds import make_plan
 from .plan import (
     GROUP_MERGE_REASON, ScopePlan, chains, inherited, merge, merges_in_order, methods_of, not_any_of,
     shadowed_in_some_context, shadowed_reason,
 )
+from .worlds import make_plan
 
 REMOVED_KEYS = ("order", "allow", "deny", "satisfy", "require", "requireall", "requireany", "requirenone", "authmerging")
 COMPAT_KEYS = ("order", "allow", "deny", "satisfy")

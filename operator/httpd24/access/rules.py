@@ -12,7 +12,6 @@ from . import authz22
 from . import expr as X
 from .apply import _items, apply_scope_plan, plan_nodes, REMOVED_KEYS
 from .model import NATIVE_24_PROVIDERS, Effective, Model, Scope, _dir_under, build, fold
-from .worlds import make_plan
 from .plan import (
     Inexact,
     Plan,
@@ -26,6 +25,7 @@ from .plan import (
     shadowed_in_some_context,
     uses_dbm_groups,
 )
+from .worlds import make_plan
 
 def _analysis(ctx) -> tuple[Model, Plan]:
     """The model and plan of a context, built once per lint pass and kept as long as the context."""

@@ -13,6 +13,6 @@ from .target import DEFAULT_TARGET, Liveness, Target, module_identifier, module_
 
 __all__ = [
     "Blank", "Comment", "ConfigSet", "DEFAULT_TARGET", "Directive", "Document", "Item", "Liveness", "Location",
-    "MAX_INCLUDE_DEPTH", "MAX_SECTION_DEPTH", "Node", "ParseError", "Section", "Target", "UnresolvedInclude", "View", "edit", "module_identifier",
-    "module_source", "parse", "tokenize",
+    "MAX_INCLUDE_DEPTH", "MAX_SECTION_DEPTH", "Node", "ParseError", "Section", "Target", "UnresolvedInclude", "View",
+    "edit", "module_identifier", "module_source", "parse", "tokenize",
 ]
