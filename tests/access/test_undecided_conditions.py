@@ -3,14 +3,15 @@
 A fix is offered only when it means, in every world the conditions allow, what the original means
 there. The apache tests run each configuration in both worlds on real apache2: the module is
 ``mod_setenvif.c`` (the differential servers load it) or ``mod_ssl.c`` (they do not), and the
-engine, which knows neither, must treat both names alike. The reference is the original itself on
-2.4 + mod_access_compat: each case has one section, so 2.2's inheritance has nothing to make explicit
-(``normalize_22`` reads undecided branches as read, which is what is under test here).
+engine, which knows neither, must treat both names alike. The reference is 2.2's inheritance made
+explicit for the server that runs it (``normalize_22`` with ``differential.reference_target``) on
+2.4 + mod_access_compat.
 """
 
 from __future__ import annotations
 
 import pytest
+from httpd24.access import normalize_22
 from httpd24.apache import differential
 from httpd24.config import DEFAULT_TARGET, ConfigSet, Target
 from httpd24.engine import lint, migrate
@@ -27,6 +28,12 @@ DECIDES = {
     "two branches disagree": "<Directory /srv/www>\n    <IfModule {m}>\n        Order deny,allow\n        Deny from all\n"
                              "    </IfModule>\n    <IfModule !{m}>\n        Order allow,deny\n        Allow from all\n"
                              "    </IfModule>\n</Directory>\n",
+    # 2.2 merges the address rules of /srv into /srv/www, which has none of its own (only Satisfy any):
+    # where the module is not loaded, nothing restricts /srv/www.
+    "a section it inherits from": "<IfModule {m}>\n<Directory /srv>\n    Order deny,allow\n    Deny from all\n"
+                                  "    Allow from 127.0.0.2\n</Directory>\n</IfModule>\n<Directory /srv/www>\n"
+                                  "    AuthType Basic\n    AuthName private\n    AuthUserFile /etc/httpd24-none\n"
+                                  "    Require valid-user\n    Satisfy any\n</Directory>\n",
     "a define": "<Directory /srv/www>\n    Order allow,deny\n    Allow from all\n    <IfDefine LOCKDOWN>\n"
                 "        Deny from all\n    </IfDefine>\n</Directory>\n",
 }
@@ -36,6 +43,8 @@ AGREES = {
                             "    Allow from 127.0.0.2\n</Directory>\n</IfModule>\n",
     "condition adds nothing": "<Directory /srv/www>\n    Order allow,deny\n    Allow from all\n    <IfModule {m}>\n"
                               "        Allow from 127.0.0.2\n    </IfModule>\n</Directory>\n",
+    "both sections inside": "<IfModule {m}>\n<Directory /srv>\n    Order deny,allow\n    Deny from all\n</Directory>\n"
+                            "<Directory /srv/www>\n    Order allow,deny\n    Allow from 127.0.0.2\n</Directory>\n</IfModule>\n",
     "2.2/2.4 dual blocks": "<Directory /srv/www>\n    <IfModule mod_version.c>\n        <IfVersion < 2.4>\n"
                            "            Order allow,deny\n            Allow from all\n        </IfVersion>\n"
                            "        <IfVersion >= 2.4>\n            Require all granted\n        </IfVersion>\n"
@@ -43,9 +52,13 @@ AGREES = {
                            "        Allow from all\n    </IfModule>\n</Directory>\n",
 }
 
-
 def configset(text: str) -> ConfigSet:
     return ConfigSet.from_mapping({"httpd.conf": DOCROOT + text}, entry="httpd.conf")
+
+
+def reference(text: str, httpd) -> ConfigSet:
+    """The 2.2 meaning of ``text`` on the differential server, which loads mod_setenvif and not mod_ssl."""
+    return normalize_22(configset(text), differential.reference_target(httpd))
 
 
 def access_findings(text: str, target: Target = DEFAULT_TARGET) -> list:
@@ -90,10 +103,10 @@ def test_fix_stays_when_every_world_agrees(name):
 def test_fixes_kept_answer_as_the_original_in_both_worlds(httpd, assert_all_ok, name):
     cases = []
     for module in (LOADED, NOT_LOADED):
-        original = configset(AGREES[name].format(m=module))
         migrated = migrate(configset(AGREES[name].format(m=module)))
         assert not [f for f in migrated.remaining if f.code.startswith("HT5")]
-        cases.append(differential.Case(f"{name} / {module}", original, migrated.files))
+        cases.append(differential.Case(f"{name} / {module}", reference(AGREES[name].format(m=module), httpd),
+                                       migrated.files))
     assert_all_ok(differential.compare_many(cases, httpd=httpd), "kept fixes")
 
 
@@ -101,13 +114,27 @@ def test_fixes_kept_answer_as_the_original_in_both_worlds(httpd, assert_all_ok, 
 def test_the_translation_as_if_the_branch_were_read_is_wrong_on_the_server_without_the_module(httpd):
     """Why there is no fix: written as the loaded world reads it, the server without the module answers otherwise."""
     as_read = Target(modules=frozenset({"setenvif_module", "authz_core_module", "authz_host_module"}))
-    for name in ("all of the section's", "inside the section"):
+    for name in ("all of the section's", "inside the section", "a section it inherits from"):
         loaded_text = DECIDES[name].format(m=LOADED)
         written = migrate(configset(loaded_text), target=as_read)
         assert not [f for f in written.remaining if f.code == "HT501"], name
         reports = differential.compare_many([
-            differential.Case("loaded", configset(loaded_text), written.files),
-            differential.Case("not loaded", configset(DECIDES[name].format(m=NOT_LOADED)),
+            differential.Case("loaded", reference(loaded_text, httpd), written.files),
+            differential.Case("not loaded", reference(DECIDES[name].format(m=NOT_LOADED), httpd),
                               {"httpd.conf": written.files["httpd.conf"].replace(LOADED.encode(), NOT_LOADED.encode())}),
         ], httpd=httpd)
         assert [r.ok for r in reports] == [True, False], (name, [r.format(limit=3) for r in reports])
+
+
+@pytest.mark.apache
+def test_verify_reads_each_condition_as_the_reference_server_does(httpd):
+    """``migrate --verify`` makes 2.2's inheritance explicit for the server it runs, which loads no mod_ssl:
+    there /srv/www inherits nothing, and answers everyone (Satisfy any without address rules)."""
+    original = configset(DECIDES["a section it inherits from"].format(m=NOT_LOADED))
+    by_hand = DOCROOT + DECIDES["a section it inherits from"].format(m=NOT_LOADED).replace(
+        "    Order deny,allow\n    Deny from all\n    Allow from 127.0.0.2\n", "    Require ip 127.0.0.2\n").replace(
+        "    Require valid-user\n    Satisfy any\n", "    Require all granted\n")
+    report = differential.verify(original, by_hand, httpd=httpd)
+    assert report.ok, report.format(limit=3)
+    wrong = by_hand.replace("    Require all granted\n", "    Require valid-user\n    Require ip 127.0.0.2\n")
+    assert not differential.verify(original, wrong, httpd=httpd).ok  # as if mod_ssl were loaded

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from ..config import ConfigSet, Directive, Document, Item, Node, Section, edit
+from ..config import ConfigSet, Directive, Document, Item, Node, Section, Target, edit
 from . import expr as X
 from .model import OTHER, Effective, Host, Methods, Scope, build
 from .plan import (
@@ -212,10 +212,10 @@ def normalize_text(state: Effective, methods: list[str], unit: str) -> str:
     return "\n".join(host_lines(state.host, methods, unit) + satisfy_lines(values, unit))
 
 
-def normalize_notes(configset: ConfigSet) -> tuple[ConfigSet, list[str]]:
+def normalize_notes(configset: ConfigSet, target: Target | None = None) -> tuple[ConfigSet, list[str]]:
     """:func:`normalize_22` and the sections it could not make explicit (with why)."""
     copy = _copy(configset)
-    model = build(copy)
+    model = build(copy, target)
     notes: list[str] = []
     if model.hybrid:
         return copy, ["hybrid configuration (2.2 and 2.4 directives): kept as it is"]
@@ -283,8 +283,12 @@ def normalize_notes(configset: ConfigSet) -> tuple[ConfigSet, list[str]]:
     return _reparse(copy), notes
 
 
-def normalize_22(configset: ConfigSet) -> ConfigSet:
+def normalize_22(configset: ConfigSet, target: Target | None = None) -> ConfigSet:
     """2.2 inheritance made explicit (research notes §5), to run on 2.4 + mod_access_compat.
+
+    ``target``: the modules and defines of the server that will run it. Without one, undecided
+    ``<IfModule>``/``<IfDefine>`` branches are read as if httpd read them, which holds only for a
+    server that loads those modules.
 
     Every section holding any of Order/Allow/Deny/Satisfy gets the Order/Allow/Deny
     and the Satisfy it has under 2.2 written out; ``Satisfy Any`` without an
@@ -293,4 +297,4 @@ def normalize_22(configset: ConfigSet) -> ConfigSet:
     authentication there; 2.4 answers 500). Hybrid configurations are returned
     unchanged (2.2 never ran them).
     """
-    return normalize_notes(configset)[0]
+    return normalize_notes(configset, target)[0]

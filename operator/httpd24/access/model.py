@@ -350,6 +350,9 @@ class Scope:
     #: ``AllowOverride`` written in the scope (the item), for .htaccess checks.
     allowoverride: Item | None = None
     live: Liveness = Liveness.LIVE
+    #: The undecided conditions around the section itself (``<IfModule mod_ssl.c>`` around a
+    #: ``<Directory>``), each with the section that asks it: the scope exists only where they hold.
+    around: dict[tuple[str, str], Section] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def label(self) -> str:
@@ -563,6 +566,20 @@ def _open_question(section: Section, target: Target) -> tuple[str, str] | None:
     return ("define", name) if target.if_define(name, set()) is Liveness.UNKNOWN else None
 
 
+def _questions(sections, target: Target) -> list[tuple[tuple[str, str], Section]]:
+    """The undecided conditions among ``sections``, each with the section that asks it; none when one
+    of them is a version httpd24 cannot compare (no assumption settles that)."""
+    questions: list[tuple[tuple[str, str], Section]] = []
+    for section in sections:
+        if section.key == "ifversion" and target.if_version(list(section.args)) is Liveness.UNKNOWN:
+            return []
+        if section.key in ("ifmodule", "ifdefine") and section.args:
+            question = _open_question(section, target)
+            if question is not None:
+                questions.append((question, section))
+    return questions
+
+
 class Builder:
     def __init__(self, configset: ConfigSet, target: Target | None, view=None) -> None:
         self.configset = configset
@@ -701,40 +718,36 @@ class Builder:
 
     def _access_scope(self, item: Item, section: Section | None, vhost: Section | None) -> Scope:
         """The scope of an access line, noting where httpd would refuse it and what leaves it undecided."""
-        if item.live is Liveness.UNKNOWN:
-            self._note_undecided(item, section or vhost)
+        around = self._note_undecided(item, section or vhost) if item.live is Liveness.UNKNOWN else ()
         scope = self.scope_for(section, vhost, item)
+        for question, condition in around:
+            scope.around.setdefault(question, condition)
         if _outside_a_section(scope, item):
             scope.own.errors.append((item, OUTSIDE_A_SECTION))
         return scope
 
-    def _note_undecided(self, item: Item, outer: Section | None) -> None:
+    def _note_undecided(self, item: Item, outer: Section | None) -> list[tuple[tuple[str, str], Section]]:
         """Record the undecided conditions between an access line and its section (``outer``; None: the
         server), or the line itself when none of them can be tried (:mod:`.worlds`).
 
-        Conditions around a whole section are not recorded: its lines stay inside them, translated or not.
+        Returns the conditions around the section itself: its lines stay inside them, translated or not,
+        and they matter only to the sections that may merge with it (:func:`.worlds.settle`).
         """
         target = self.view.target
         context = item.context
         start = context.index(outer) + 1 if outer is not None and outer in context else 0
-        questions: list[tuple[tuple[str, str], Section]] = []
-        for section in context[start:]:
-            if section.key == "ifversion" and target.if_version(list(section.args)) is Liveness.UNKNOWN:
-                questions = []  # a version httpd24 cannot compare: no assumption settles it
-                break
-            if section.key in ("ifmodule", "ifdefine") and section.args:
-                question = _open_question(section, target)
-                if question is not None:
-                    questions.append((question, section))
+        around = _questions(context[:start], target)
+        questions = _questions(context[start:], target)
         for question, section in questions:
             self.undecided.setdefault(question, section)
         if questions or self.unsettled is not None:
-            return
+            return around
         # Undecided from outside the section (it sits in a branch, or in a file nothing includes) only.
         orphan = not item.via and item.file != self.configset.entry
-        around = self.view.liveness(outer) if outer is not None else (Liveness.UNKNOWN if orphan else Liveness.LIVE)
-        if around is Liveness.LIVE:
+        liveness = self.view.liveness(outer) if outer is not None else (Liveness.UNKNOWN if orphan else Liveness.LIVE)
+        if liveness is Liveness.LIVE:
             self.unsettled = item
+        return around
 
     def _read_access(self, item: Item, scope: Scope) -> None:
         key = item.key

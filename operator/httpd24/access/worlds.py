@@ -30,7 +30,7 @@ from ..config import Liveness, View
 from ..config.gcpause import gc_paused
 from . import expr as X
 from .model import Model, Scope, build
-from .plan import Plan, own_expr_24, plan_as_read
+from .plan import Plan, own_expr_24, plan_as_read, predecessors
 
 #: 2**3 worlds at most; past that the plan is not tried again and every section needs a person.
 MAX_CONDITIONS = 3
@@ -49,7 +49,10 @@ def settle(plan: Plan) -> None:
     """Take the fix away from every section of ``plan`` whose translation some world does not share."""
     model = plan.model
     fixed = [p for p in plan.scopes if p.text is not None]
-    if not fixed or not (model.undecided or model.unsettled is not None):
+    if not fixed:
+        return
+    undecided = {**model.undecided, **_around_met_sections(fixed, model)}
+    if not (undecided or model.unsettled is not None):
         return
     if model.unsettled is not None:
         where = model.unsettled
@@ -57,7 +60,7 @@ def settle(plan: Plan) -> None:
                       f"cannot decide (a version it cannot compare, or a module or name only an undecided "
                       f"branch loads or defines); {ADVICE}")
         return
-    questions = list(model.undecided.items())
+    questions = list(undecided.items())
     labels = " and ".join(_label(section) for _, section in questions)
     if len(questions) > MAX_CONDITIONS:
         _block(fixed, f"access control sits under {len(questions)} undecided conditions ({labels}); {ADVICE}")
@@ -80,6 +83,34 @@ def settle(plan: Plan) -> None:
             if not _agrees(p, planned.get(key), scopes.get(key), world_plan.methods):
                 _block([p], f"its answer depends on {labels}, which nothing here decides: {_world(questions, answers)}, "
                             f"it means something else; {ADVICE}")
+
+
+def _around_met_sections(fixed, model: Model) -> dict[tuple[str, str], object]:
+    """The undecided conditions around a section that may merge with a fixed section outside them.
+
+    A ``<Directory /srv>`` inside ``<IfModule mod_ssl.c>`` keeps its own translation inside the
+    condition, but a ``<Directory /srv/www>`` outside it inherits its address rules only where
+    mod_ssl is loaded, so that condition decides what the outside section means.
+    """
+    conditional = [s for s in model.scopes if s.around]
+    if not conditional:
+        return {}
+    questions: dict[tuple[str, str], object] = {}
+    for p in fixed:
+        mine = p.scope.around
+        for other in conditional:
+            if other is p.scope or not (other.around.keys() - mine.keys()) or not _meet(other, p.scope, model):
+                continue
+            for question, section in other.around.items():
+                if question not in mine:
+                    questions.setdefault(question, section)
+    return questions
+
+
+def _meet(a: Scope, b: Scope, model: Model) -> bool:
+    """Whether either scope may be merged before the other for some request."""
+    return any(s is a for group in predecessors(b, model) for s in group) or any(
+        s is b for group in predecessors(a, model) for s in group)
 
 
 def _agrees(p, other, scope: Scope | None, methods: list[str]) -> bool:

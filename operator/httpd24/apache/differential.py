@@ -64,7 +64,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
 
-from ..config import ConfigSet, Directive, Section
+from ..config import ConfigSet, Directive, Section, Target, module_identifier
 from ..config.errors import ParseError
 from ._auth import htgroup_file, htpasswd_line
 from ._httpd import Httpd, HttpdError, find_httpd
@@ -82,6 +82,7 @@ __all__ = [
     "compare_many",
     "prepare",
     "random_config",
+    "reference_target",
     "run",
     "verify",
 ]
@@ -1085,19 +1086,31 @@ def verify(
     """``httpd24 migrate --verify``: prove ``migrated_cs`` answers every request as ``original_cs`` did on 2.2.
 
     The reference is ``normalize(original_cs)`` (default
-    ``httpd24.access.normalize_22``) on 2.4 with mod_access_compat, the
-    candidate ``migrated_cs`` on 2.4 without it.  Returns a
-    :class:`VerifyReport`; ``report.format()`` is the printable difference.
-    Without an httpd binary the report is ``skipped`` with the reason.
+    ``httpd24.access.normalize_22``, reading each ``<IfModule>``/``<IfDefine>``
+    as the reference server will: :func:`reference_target`) on 2.4 with
+    mod_access_compat, the candidate ``migrated_cs`` on 2.4 without it.
+    Returns a :class:`VerifyReport`; ``report.format()`` is the printable
+    difference. Without an httpd binary the report is ``skipped`` with the reason.
     """
     httpd = httpd or find_httpd()
     if httpd is None:
         return VerifyReport(name=name, skipped=_NO_HTTPD)
     original = _as_configset(original_cs)
     if normalize is None:
-        from ..access import normalize_22 as normalize  # noqa: PLC0415 (access is optional at import time)
-    reference = normalize(original)
+        from ..access import normalize_22  # noqa: PLC0415 (access is optional at import time)
+
+        reference = normalize_22(original, reference_target(httpd))
+    else:
+        reference = normalize(original)
     return compare(reference, migrated_cs, name=name, httpd=httpd, **kw)
+
+
+def reference_target(httpd: Httpd) -> Target:
+    """What the reference server loads and defines: its configuration keeps the ``<IfModule>`` and
+    ``<IfDefine>`` sections and drops every LoadModule (:data:`KEEP`), and it is started without ``-D``."""
+    builtin = {module_identifier(source) for source in httpd.builtin_modules}
+    return Target(version=tuple(httpd.version[:3]), modules=frozenset({*COMMON_MODULES, COMPAT_MODULE, *builtin}),
+                  defines=frozenset({"FOREGROUND"}))
 
 
 # --- random 2.2 access-control configurations -----------------------------------------------------
