@@ -34,6 +34,13 @@ DECIDES = {
                                   "    Allow from 127.0.0.2\n</Directory>\n</IfModule>\n<Directory /srv/www>\n"
                                   "    AuthType Basic\n    AuthName private\n    AuthUserFile /etc/httpd24-none\n"
                                   "    Require valid-user\n    Satisfy any\n</Directory>\n",
+    # The Alias decides which <Directory> /files/ maps to: without the module it is /srv/www's, which
+    # restricts it (Satisfy any: the address or a user); with it, nothing does.
+    "an Alias it maps through": "<IfModule {m}>\nAlias /files/ /srv/files/\n</IfModule>\n<Directory /srv/www>\n"
+                                "    Order deny,allow\n    Deny from all\n    Allow from 127.0.0.2\n</Directory>\n"
+                                "<Location /files/>\n    AuthType Basic\n    AuthName private\n"
+                                "    AuthUserFile /etc/httpd24-none\n    Require valid-user\n    Satisfy any\n"
+                                "</Location>\n",
     "a define": "<Directory /srv/www>\n    Order allow,deny\n    Allow from all\n    <IfDefine LOCKDOWN>\n"
                 "        Deny from all\n    </IfDefine>\n</Directory>\n",
 }
@@ -45,6 +52,9 @@ AGREES = {
                               "        Allow from 127.0.0.2\n    </IfModule>\n</Directory>\n",
     "both sections inside": "<IfModule {m}>\n<Directory /srv>\n    Order deny,allow\n    Deny from all\n</Directory>\n"
                             "<Directory /srv/www>\n    Order allow,deny\n    Allow from 127.0.0.2\n</Directory>\n</IfModule>\n",
+    "an Alias that changes nothing": "<IfModule {m}>\nAlias /files/ /srv/files/\n</IfModule>\n<Directory /srv/www>\n"
+                                     "    Order deny,allow\n    Deny from all\n</Directory>\n<Location /files/>\n"
+                                     "    Order deny,allow\n    Deny from all\n    Allow from 127.0.0.2\n</Location>\n",
     "2.2/2.4 dual blocks": "<Directory /srv/www>\n    <IfModule mod_version.c>\n        <IfVersion < 2.4>\n"
                            "            Order allow,deny\n            Allow from all\n        </IfVersion>\n"
                            "        <IfVersion >= 2.4>\n            Require all granted\n        </IfVersion>\n"
@@ -114,7 +124,7 @@ def test_fixes_kept_answer_as_the_original_in_both_worlds(httpd, assert_all_ok, 
 def test_the_translation_as_if_the_branch_were_read_is_wrong_on_the_server_without_the_module(httpd):
     """Why there is no fix: written as the loaded world reads it, the server without the module answers otherwise."""
     as_read = Target(modules=frozenset({"setenvif_module", "authz_core_module", "authz_host_module"}))
-    for name in ("all of the section's", "inside the section", "a section it inherits from"):
+    for name in ("all of the section's", "inside the section", "a section it inherits from", "an Alias it maps through"):
         loaded_text = DECIDES[name].format(m=LOADED)
         written = migrate(configset(loaded_text), target=as_read)
         assert not [f for f in written.remaining if f.code == "HT501"], name

@@ -437,6 +437,11 @@ class Model:
     #: Something read in a branch no assumption settles (an <IfVersion> httpd24 cannot compare, a LoadModule
     #: or Define in an undecided branch).
     unsettled: Item | None = field(default=None, repr=False, compare=False)
+    #: The undecided conditions around DocumentRoot/Alias/ScriptAlias lines, which decide where a URL
+    #: maps: question -> [(the section that asks it, the line's virtual host (None: server), the Alias
+    #: prefix (None: DocumentRoot))].
+    mapping_undecided: dict[tuple[str, str], list[tuple[Section, Section | None, str | None]]] = field(
+        default_factory=dict, repr=False, compare=False)
 
     # -- mapping ---------------------------------------------------------------------------
     def vhost_of(self, request: Request) -> Section | None:
@@ -598,6 +603,7 @@ class Builder:
         self.load_order: list[str] = []
         self.undecided: dict[tuple[str, str], Section] = {}
         self.unsettled: Item | None = None
+        self.mapping_undecided: dict[tuple[str, str], list[tuple[Section, Section | None, str | None]]] = {}
 
     def scope_for(self, section: Section | None, vhost: Section | None, item: Item) -> Scope:
         if section is None:
@@ -687,9 +693,11 @@ class Builder:
                 self.server_names.setdefault(id(vhost), []).extend(item.args)
                 continue
             if key == "documentroot" and item.args and section is None:
+                self._note_mapping(item, vhost, None)
                 self.document_root[id(vhost) if vhost is not None else None] = self._absolute(item.args[0])
                 continue
             if key in ("alias", "scriptalias") and len(item.args) >= 2 and section is None:
+                self._note_mapping(item, vhost, item.args[0])
                 self.aliases.setdefault(id(vhost) if vhost is not None else None, []).append(
                     (item.args[0], self._absolute(item.args[1]))
                 )
@@ -748,6 +756,13 @@ class Builder:
         if liveness is Liveness.LIVE:
             self.unsettled = item
         return around
+
+    def _note_mapping(self, item: Item, vhost: Section | None, prefix: str | None) -> None:
+        """Record the undecided conditions around a line that decides where URLs map (read as if httpd
+        read it): the Location sections it maps are checked in each world (:mod:`.worlds`)."""
+        if item.live is Liveness.UNKNOWN:
+            for question, section in _questions(item.context, self.view.target):
+                self.mapping_undecided.setdefault(question, []).append((section, vhost, prefix))
 
     def _read_access(self, item: Item, scope: Scope) -> None:
         key = item.key
@@ -834,6 +849,7 @@ class Builder:
             target=self.view.target,
             undecided=self.undecided,
             unsettled=self.unsettled,
+            mapping_undecided=self.mapping_undecided,
         )
 
 

@@ -67,7 +67,7 @@ def _fs_uncached(scope: Scope, model: Model) -> tuple[str | None, list[str] | No
         if scope.parent is not None and scope.parent.kind not in ("server", "vhost"):
             return _fs(scope.parent, model)
         return "/", None
-    url = _url(scope)
+    url = location_url(scope)
     if kind == "location" and url is not None:
         mapped = model.filename(url, scope.vhost)
         roots = [normalize_dir(mapped)]
@@ -114,7 +114,7 @@ def regex_prefix(pattern: str) -> tuple[str, bool] | None:
     return text[: cut + 1], i == end and text.endswith("/")
 
 
-def _url(scope: Scope) -> str | None:
+def location_url(scope: Scope) -> str | None:
     """A URL path every request of the scope lies under (a prefix of a LocationMatch's regex)."""
     if scope.kind != "location":
         return None
@@ -129,7 +129,7 @@ def _url_exact(scope: Scope) -> str | None:
     if scope.kind == "location" and scope.regex is not None:
         found = regex_prefix(scope.pattern)
         return found[0] if found is not None and found[1] else None
-    return _url(scope)
+    return location_url(scope)
 
 
 def _url_under(child: str, parent: str) -> bool:
@@ -153,7 +153,7 @@ def may_meet(a: Scope, b: Scope, model: Model) -> bool:
         return False
     if a.kind in ("server", "vhost") or b.kind in ("server", "vhost") or "proxy" in (a.kind, b.kind):
         return a.kind != "proxy" and b.kind != "proxy" or a.kind == b.kind
-    ua, ub = _url(a), _url(b)
+    ua, ub = location_url(a), location_url(b)
     if ua is not None and ub is not None:
         return _url_under(ua, ub) or _url_under(ub, ua)
     if a.kind == "files" and b.kind == "files" and a.regex is None and b.regex is None:
@@ -182,7 +182,7 @@ def certainly_meets(p: Scope, d: Scope, model: Model) -> bool:
         # (/srv/www/a for ^/srv/www/a/) does not match, anything below it does.
         certain, _ = _fs(d, model)
         return certain is not None and _dir_under(certain, found[0]) and normalize_dir(certain) != found[0]
-    up, ud = _url_exact(p), _url(d)
+    up, ud = _url_exact(p), location_url(d)
     if up is not None and ud is not None:
         return _url_under(ud, up)
     return False
@@ -210,7 +210,7 @@ class _Group:
 
     def add(self, scope: Scope, model: Model) -> None:
         self.all.append(scope)
-        url = _url(scope)
+        url = location_url(scope)
         _, roots = _fs(scope, model)
         if scope.kind in ("server", "vhost", "proxy") or roots is None or any(_has_wildcard(r) for r in roots):
             self.always.append(scope)
@@ -240,7 +240,7 @@ class _Group:
         for root in roots:
             _prefixes(root, "/", self.by_dir, out)
             _under(root, self.dir_keys, self.by_dir, out)
-        url = _url(d)
+        url = location_url(d)
         if url is not None:
             key = url.rstrip("/")
             _prefixes(key + "/", "/", self.by_url, out, strip=True)

@@ -30,7 +30,7 @@ from ..config import Liveness, View
 from ..config.gcpause import gc_paused
 from . import expr as X
 from .model import Model, Scope, build
-from .plan import Plan, own_expr_24, plan_as_read, predecessors
+from .plan import Plan, location_url, own_expr_24, plan_as_read, predecessors
 
 #: 2**3 worlds at most; past that the plan is not tried again and every section needs a person.
 MAX_CONDITIONS = 3
@@ -51,7 +51,7 @@ def settle(plan: Plan) -> None:
     fixed = [p for p in plan.scopes if p.text is not None]
     if not fixed:
         return
-    undecided = {**model.undecided, **_around_met_sections(fixed, model)}
+    undecided = {**model.undecided, **_around_met_sections(fixed, model), **_mapping_conditions(fixed, model)}
     if not (undecided or model.unsettled is not None):
         return
     if model.unsettled is not None:
@@ -103,6 +103,28 @@ def _around_met_sections(fixed, model: Model) -> dict[tuple[str, str], object]:
                 continue
             for question, section in other.around.items():
                 if question not in mine:
+                    questions.setdefault(question, section)
+    return questions
+
+
+def _mapping_conditions(fixed, model: Model) -> dict[tuple[str, str], object]:
+    """The undecided conditions around a DocumentRoot or Alias that may map a fixed Location's URLs.
+
+    With ``Alias /files/ /srv/files/`` inside ``<IfModule mod_ssl.c>``, ``<Location /files/>`` meets
+    ``<Directory /srv/files>`` where mod_ssl is loaded and the DocumentRoot's sections where it is not.
+    """
+    if not model.mapping_undecided:
+        return {}
+    questions: dict[tuple[str, str], object] = {}
+    for p in fixed:
+        if p.scope.kind != "location":
+            continue
+        url = location_url(p.scope)
+        for question, lines in model.mapping_undecided.items():
+            for section, vhost, prefix in lines:
+                if vhost is not None and vhost is not p.scope.vhost:
+                    continue
+                if prefix is None or url is None or url.startswith(prefix.rstrip("/")) or prefix.startswith(url.rstrip("/")):
                     questions.setdefault(question, section)
     return questions
 
