@@ -34,6 +34,12 @@ DECIDES = {
                                   "    Allow from 127.0.0.2\n</Directory>\n</IfModule>\n<Directory /srv/www>\n"
                                   "    AuthType Basic\n    AuthName private\n    AuthUserFile /etc/httpd24-none\n"
                                   "    Require valid-user\n    Satisfy any\n</Directory>\n",
+    # The two sections never apply together: read as one, /srv/www would inherit /srv's address rules,
+    # which no server gives it (found by test_differential_conditions, seed 3, index 109).
+    "opposite branches": "<IfModule {m}>\n<Directory /srv>\n    Order deny,allow\n    Deny from all\n"
+                         "    Allow from 127.0.0.2\n</Directory>\n</IfModule>\n<IfModule !{m}>\n<Directory /srv/www>\n"
+                         "    AuthType Basic\n    AuthName private\n    AuthUserFile /etc/httpd24-none\n"
+                         "    Require valid-user\n    Satisfy any\n</Directory>\n</IfModule>\n",
     # The Alias decides which <Directory> /files/ maps to: without the module it is /srv/www's, which
     # restricts it (Satisfy any: the address or a user); with it, nothing does.
     "an Alias it maps through": "<IfModule {m}>\nAlias /files/ /srv/files/\n</IfModule>\n<Directory /srv/www>\n"
@@ -41,6 +47,11 @@ DECIDES = {
                                 "<Location /files/>\n    AuthType Basic\n    AuthName private\n"
                                 "    AuthUserFile /etc/httpd24-none\n    Require valid-user\n    Satisfy any\n"
                                 "</Location>\n",
+    # Where the module is not loaded the section has AuthType and no Require: 2.2 asked for no password,
+    # 2.4 answers 500 (HT504). As read, it is already 2.4 and nothing is reported.
+    "a Require only one world has": "<Location /a>\n    AuthType Basic\n    AuthName private\n"
+                                    "    AuthUserFile /etc/httpd24-none\n    <IfModule {m}>\n"
+                                    "        Require valid-user\n    </IfModule>\n</Location>\n",
     "a define": "<Directory /srv/www>\n    Order allow,deny\n    Allow from all\n    <IfDefine LOCKDOWN>\n"
                 "        Deny from all\n    </IfDefine>\n</Directory>\n",
 }
@@ -81,7 +92,7 @@ def test_no_fix_when_the_condition_decides_the_answer(name):
     findings = access_findings(text)
     assert findings and all(f.fix is None for f in findings)
     [asked] = [f for f in findings if "nothing here decides" in f.message]
-    assert ("<IfDefine LOCKDOWN>" if name == "a define" else f"<IfModule {NOT_LOADED}>") in asked.message
+    assert ("<IfDefine LOCKDOWN>" if name == "a define" else f"{NOT_LOADED}>") in asked.message  # <IfModule [!]...>
     assert "--module/--define" in asked.message
     assert migrate(configset(text)).files["httpd.conf"] == (DOCROOT + text).encode()
 
@@ -124,7 +135,8 @@ def test_fixes_kept_answer_as_the_original_in_both_worlds(httpd, assert_all_ok, 
 def test_the_translation_as_if_the_branch_were_read_is_wrong_on_the_server_without_the_module(httpd):
     """Why there is no fix: written as the loaded world reads it, the server without the module answers otherwise."""
     as_read = Target(modules=frozenset({"setenvif_module", "authz_core_module", "authz_host_module"}))
-    for name in ("all of the section's", "inside the section", "a section it inherits from", "an Alias it maps through"):
+    for name in ("all of the section's", "inside the section", "a section it inherits from", "an Alias it maps through",
+                 "a Require only one world has"):
         loaded_text = DECIDES[name].format(m=LOADED)
         written = migrate(configset(loaded_text), target=as_read)
         assert not [f for f in written.remaining if f.code == "HT501"], name

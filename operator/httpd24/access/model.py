@@ -350,9 +350,10 @@ class Scope:
     #: ``AllowOverride`` written in the scope (the item), for .htaccess checks.
     allowoverride: Item | None = None
     live: Liveness = Liveness.LIVE
-    #: The undecided conditions around the section itself (``<IfModule mod_ssl.c>`` around a
-    #: ``<Directory>``), each with the section that asks it: the scope exists only where they hold.
-    around: dict[tuple[str, str], Section] = field(default_factory=dict, repr=False, compare=False)
+    #: The undecided conditions around the section itself, each as (kind, name, the answer under which
+    #: the scope exists) with the section that asks it: ``<IfModule !mod_ssl.c>`` around a ``<Directory>``
+    #: is ``("module", "ssl_module", False)``.
+    around: dict[tuple[str, str, bool], Section] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def label(self) -> str:
@@ -438,9 +439,9 @@ class Model:
     #: or Define in an undecided branch).
     unsettled: Item | None = field(default=None, repr=False, compare=False)
     #: The undecided conditions around DocumentRoot/Alias/ScriptAlias lines, which decide where a URL
-    #: maps: question -> [(the section that asks it, the line's virtual host (None: server), the Alias
-    #: prefix (None: DocumentRoot))].
-    mapping_undecided: dict[tuple[str, str], list[tuple[Section, Section | None, str | None]]] = field(
+    #: maps: (kind, name, the answer under which the line is read) -> [(the section that asks it, the
+    #: line's virtual host (None: server), the Alias prefix (None: DocumentRoot))].
+    mapping_undecided: dict[tuple[str, str, bool], list[tuple[Section, Section | None, str | None]]] = field(
         default_factory=dict, repr=False, compare=False)
 
     # -- mapping ---------------------------------------------------------------------------
@@ -571,6 +572,11 @@ def _open_question(section: Section, target: Target) -> tuple[str, str] | None:
     return ("define", name) if target.if_define(name, set()) is Liveness.UNKNOWN else None
 
 
+def _holds(condition: Section) -> bool:
+    """The answer under which an <IfModule>/<IfDefine> branch is read: False for ``<IfModule !mod_ssl.c>``."""
+    return not condition.args[0].startswith("!")
+
+
 def _questions(sections, target: Target) -> list[tuple[tuple[str, str], Section]]:
     """The undecided conditions among ``sections``, each with the section that asks it; none when one
     of them is a version httpd24 cannot compare (no assumption settles that)."""
@@ -603,7 +609,7 @@ class Builder:
         self.load_order: list[str] = []
         self.undecided: dict[tuple[str, str], Section] = {}
         self.unsettled: Item | None = None
-        self.mapping_undecided: dict[tuple[str, str], list[tuple[Section, Section | None, str | None]]] = {}
+        self.mapping_undecided: dict[tuple[str, str, bool], list[tuple[Section, Section | None, str | None]]] = {}
 
     def scope_for(self, section: Section | None, vhost: Section | None, item: Item) -> Scope:
         if section is None:
@@ -728,8 +734,8 @@ class Builder:
         """The scope of an access line, noting where httpd would refuse it and what leaves it undecided."""
         around = self._note_undecided(item, section or vhost) if item.live is Liveness.UNKNOWN else ()
         scope = self.scope_for(section, vhost, item)
-        for question, condition in around:
-            scope.around.setdefault(question, condition)
+        for (kind, name), condition in around:
+            scope.around.setdefault((kind, name, _holds(condition)), condition)
         if _outside_a_section(scope, item):
             scope.own.errors.append((item, OUTSIDE_A_SECTION))
         return scope
@@ -761,8 +767,8 @@ class Builder:
         """Record the undecided conditions around a line that decides where URLs map (read as if httpd
         read it): the Location sections it maps are checked in each world (:mod:`.worlds`)."""
         if item.live is Liveness.UNKNOWN:
-            for question, section in _questions(item.context, self.view.target):
-                self.mapping_undecided.setdefault(question, []).append((section, vhost, prefix))
+            for (kind, name), section in _questions(item.context, self.view.target):
+                self.mapping_undecided.setdefault((kind, name, _holds(section)), []).append((section, vhost, prefix))
 
     def _read_access(self, item: Item, scope: Scope) -> None:
         key = item.key

@@ -572,6 +572,11 @@ def _full_expr(state: Effective, mode: Mode, methods: list[str], order: authz22.
     return X.simplify(X.AnyOf(tuple(branches)))
 
 
+def one_line(text: str) -> str:
+    """A Require block as one line of a message."""
+    return "; ".join(line.strip() for line in text.splitlines())
+
+
 def render_key(e: X.Expr) -> str:
     return X.render(e)
 

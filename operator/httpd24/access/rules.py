@@ -20,6 +20,7 @@ from .plan import (
     full_expr,
     inherited,
     load_order,
+    one_line,
     recorded_after,
     methods_of,
     shadowed_in_some_context,
@@ -41,10 +42,6 @@ def _anchor(scope: Scope):
     if items:
         return items[0]
     return scope.node
-
-
-def _one_line(text: str) -> str:
-    return "; ".join(line.strip() for line in text.splitlines())
 
 
 def _where(scope: Scope) -> str:
@@ -88,7 +85,7 @@ class _PlanRule(Rule):
                     f"write {_where(p.scope)} in 2.4 syntax", Applicability.SAFE,
                     lambda p=p: apply_scope_plan(p), *plan_nodes(p),
                 )
-            yield self.finding(where, message, replacement=_one_line(p.text or ""), fix=fix)
+            yield self.finding(where, message, replacement=one_line(p.text or ""), fix=fix)
 
 
 @register
@@ -224,7 +221,7 @@ class HybridAccess(_PlanRule):
         if not own.has_compat and own.authz is not None and p.expr is not None:
             mine = X.render(X.simplify(own.authz))
             if mine != X.render(p.expr):
-                text += f"; its own `{_one_line(mine)}` does not decide alone: inherited Order/Allow/Deny/Satisfy take precedence"
+                text += f"; its own `{one_line(mine)}` does not decide alone: inherited Order/Allow/Deny/Satisfy take precedence"
         return text + (
             "; rewritten to answer as it does today, assuming the server is 2.4 with mod_access_compat"
         )
@@ -450,9 +447,9 @@ class CompatChangesMeaning(Rule):
                 via = ", ".join(p.label for p in chain if p.kind != "server")
                 yield self.finding(
                     where,
-                    f"{head}: 2.2 answers as `{_one_line(e22)}`, 2.4 + mod_access_compat as `{_one_line(ec)}`"
+                    f"{head}: 2.2 answers as `{one_line(e22)}`, 2.4 + mod_access_compat as `{one_line(ec)}`"
                     + (f" (with {via})" if via else ""),
-                    replacement=_one_line(e22),
+                    replacement=one_line(e22),
                 )
                 break
 

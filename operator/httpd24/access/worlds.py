@@ -30,7 +30,7 @@ from ..config import Liveness, View
 from ..config.gcpause import gc_paused
 from . import expr as X
 from .model import Model, Scope, build
-from .plan import Plan, location_url, own_expr_24, plan_as_read, predecessors
+from .plan import Plan, ScopePlan, location_url, one_line, own_expr_24, plan_as_read, predecessors
 
 #: 2**3 worlds at most; past that the plan is not tried again and every section needs a person.
 MAX_CONDITIONS = 3
@@ -46,25 +46,27 @@ def make_plan(model: Model) -> Plan:
 
 
 def settle(plan: Plan) -> None:
-    """Take the fix away from every section of ``plan`` whose translation some world does not share."""
+    """Take the fix away from every section of ``plan`` whose translation some world does not share, and
+    add, as needing a person, every section that some world must change while the plan as read leaves it."""
     model = plan.model
     fixed = [p for p in plan.scopes if p.text is not None]
-    if not fixed:
-        return
-    undecided = {**model.undecided, **_around_met_sections(fixed, model), **_mapping_conditions(fixed, model)}
-    if not (undecided or model.unsettled is not None):
-        return
     if model.unsettled is not None:
         where = model.unsettled
         _block(fixed, f"{where.node.name} at {where.file}:{where.node.location.line} sits in a branch httpd24 "
                       f"cannot decide (a version it cannot compare, or a module or name only an undecided "
                       f"branch loads or defines); {ADVICE}")
         return
+    judged = [s for s in model.scopes if s.own.has_access or s.own.authtype is not None]
+    undecided = {**model.undecided, **_around_met_sections(judged, model), **_mapping_conditions(judged, model)}
+    if not undecided:
+        return
     questions = list(undecided.items())
     labels = " and ".join(_label(section) for _, section in questions)
     if len(questions) > MAX_CONDITIONS:
         _block(fixed, f"access control sits under {len(questions)} undecided conditions ({labels}); {ADVICE}")
         return
+    as_read = {_key(p.scope) for p in plan.scopes}
+    scopes_as_read = {_key(s): s for s in model.scopes}
     for answers in itertools.product((True, False), repeat=len(questions)):
         assumptions = frozenset((kind, name, answer) for ((kind, name), _), answer in zip(questions, answers))
         target = replace(model.target, assumptions=model.target.assumptions | assumptions)
@@ -83,10 +85,19 @@ def settle(plan: Plan) -> None:
             if not _agrees(p, planned.get(key), scopes.get(key), world_plan.methods):
                 _block([p], f"its answer depends on {labels}, which nothing here decides: {_world(questions, answers)}, "
                             f"it means something else; {ADVICE}")
+        for key, other in planned.items():
+            scope = scopes_as_read.get(key)
+            if key in as_read or scope is None:
+                continue
+            as_read.add(key)
+            change = f"it needs `{one_line(other.text)}`" if other.text is not None else "it needs a person"
+            plan.scopes.append(ScopePlan(scope, other.kind, reason=(
+                f"its answer depends on {labels}, which nothing here decides: {_world(questions, answers)}, "
+                f"{change}; {ADVICE}")))
 
 
-def _around_met_sections(fixed, model: Model) -> dict[tuple[str, str], object]:
-    """The undecided conditions around a section that may merge with a fixed section outside them.
+def _around_met_sections(judged, model: Model) -> dict[tuple[str, str], object]:
+    """The undecided conditions around a section that may merge with a section of access control outside them.
 
     A ``<Directory /srv>`` inside ``<IfModule mod_ssl.c>`` keeps its own translation inside the
     condition, but a ``<Directory /srv/www>`` outside it inherits its address rules only where
@@ -96,19 +107,20 @@ def _around_met_sections(fixed, model: Model) -> dict[tuple[str, str], object]:
     if not conditional:
         return {}
     questions: dict[tuple[str, str], object] = {}
-    for p in fixed:
-        mine = p.scope.around
+    for scope in judged:
+        mine = scope.around
         for other in conditional:
-            if other is p.scope or not (other.around.keys() - mine.keys()) or not _meet(other, p.scope, model):
+            if other is scope or not (other.around.keys() - mine.keys()) or not _meet(other, scope, model):
                 continue
-            for question, section in other.around.items():
-                if question not in mine:
-                    questions.setdefault(question, section)
+            for (kind, name, holds), section in other.around.items():
+                if (kind, name, holds) not in mine:
+                    questions.setdefault((kind, name), section)
     return questions
 
 
-def _mapping_conditions(fixed, model: Model) -> dict[tuple[str, str], object]:
-    """The undecided conditions around a DocumentRoot or Alias that may map a fixed Location's URLs.
+def _mapping_conditions(judged, model: Model) -> dict[tuple[str, str], object]:
+    """The undecided conditions around a DocumentRoot or Alias that may map the URLs of a Location
+    with access control.
 
     With ``Alias /files/ /srv/files/`` inside ``<IfModule mod_ssl.c>``, ``<Location /files/>`` meets
     ``<Directory /srv/files>`` where mod_ssl is loaded and the DocumentRoot's sections where it is not.
@@ -116,23 +128,27 @@ def _mapping_conditions(fixed, model: Model) -> dict[tuple[str, str], object]:
     if not model.mapping_undecided:
         return {}
     questions: dict[tuple[str, str], object] = {}
-    for p in fixed:
-        if p.scope.kind != "location":
+    for scope in judged:
+        if scope.kind != "location":
             continue
-        url = location_url(p.scope)
-        for question, lines in model.mapping_undecided.items():
+        url = location_url(scope)
+        for (kind, name, holds), lines in model.mapping_undecided.items():
+            if (kind, name, holds) in scope.around:
+                continue  # where the line is not read, neither is the Location
             for section, vhost, prefix in lines:
-                if vhost is not None and vhost is not p.scope.vhost:
+                if vhost is not None and vhost is not scope.vhost:
                     continue
                 if prefix is None or url is None or url.startswith(prefix.rstrip("/")) or prefix.startswith(url.rstrip("/")):
-                    questions.setdefault(question, section)
+                    questions.setdefault((kind, name), section)
     return questions
 
 
-def _meet(a: Scope, b: Scope, model: Model) -> bool:
-    """Whether either scope may be merged before the other for some request."""
-    return any(s is a for group in predecessors(b, model) for s in group) or any(
-        s is b for group in predecessors(a, model) for s in group)
+def _meet(other: Scope, scope: Scope, model: Model) -> bool:
+    """Whether ``other`` may change what ``scope`` means: it may be merged before it, or after it with a
+    2.2 authorization module's record that judges the Require lines ``scope`` passes on (:mod:`.authz22`)."""
+    if any(s is other for group in predecessors(scope, model) for s in group):
+        return True
+    return bool(other.own.authz22) and any(s is scope for group in predecessors(other, model) for s in group)
 
 
 def _agrees(p, other, scope: Scope | None, methods: list[str]) -> bool:

@@ -1,0 +1,95 @@
+"""Random access-control configurations under <IfModule> conditions nothing decides, proven on apache2.
+
+The random configurations of ``differential.random_config`` get ``<IfModule>`` wrappers around whole
+sections, around single access lines, and around an ``Alias``, on two modules: ``mod_setenvif.c``,
+which the differential servers load, and ``mod_ssl.c``, which they do not. httpd24 knows neither, so
+a translation it writes must hold whichever way they fall (``httpd24.access.worlds``). Each
+configuration runs in both worlds: as generated, and with the two names swapped in the original and
+the translation alike. The reference is 2.2's inheritance made explicit for the server that runs it.
+
+The seed is shared with test_differential_random (``HTTPD24_SEED``); ``HTTPD24_CONDITIONS_COUNT``
+changes the count. Zero mismatches allowed.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+
+import pytest
+from test_differential_random import SEED
+
+from httpd24.apache import differential
+
+pytestmark = pytest.mark.apache
+
+COUNT = int(os.environ.get("HTTPD24_CONDITIONS_COUNT") or 100)
+LOADED, NOT_LOADED = "mod_setenvif.c", "mod_ssl.c"
+CONDITIONS = (LOADED, "!" + LOADED, NOT_LOADED, "!" + NOT_LOADED)
+
+
+def with_conditions(rng: random.Random, text: str) -> str:
+    """``text`` with random <IfModule> wrappers: whole top-level sections, single lines inside them,
+    and sometimes a conditional Alias that maps /d/ onto one of the generated directories."""
+    out: list[str] = []
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if line.startswith("<") and not line.startswith("</") and rng.random() < 0.3:
+            end = lines.index("</" + line[1:].split()[0] + ">", i)
+            out += [f"<IfModule {rng.choice(CONDITIONS)}>", *lines[i:end + 1], "</IfModule>"]
+            i = end + 1
+            continue
+        if line.startswith("    ") and not line.lstrip().startswith("<") and rng.random() < 0.15:
+            indent = line[:len(line) - len(line.lstrip())]
+            out += [f"{indent}<IfModule {rng.choice(CONDITIONS)}>", "    " + line, f"{indent}</IfModule>"]
+        else:
+            out.append(line)
+        i += 1
+    if rng.random() < 0.25:
+        out.insert(1, f"<IfModule {rng.choice(CONDITIONS)}>\nAlias /d/ /srv/www/{rng.choice(('a/', 'c/'))}\n</IfModule>")
+    return "\n".join(out) + "\n"
+
+
+def swapped(text: str) -> str:
+    return text.replace(LOADED, "\0").replace(NOT_LOADED, LOADED).replace("\0", NOT_LOADED)
+
+
+def test_the_conditions_are_varied():
+    texts = [with_conditions(random.Random(f"{SEED}:{i}"), t) for i, t in differential.random_configs(SEED, 60)]
+    joined = "\n".join(texts)
+    assert "<IfModule mod_ssl.c>\n<" in joined and "    <IfModule !mod_setenvif.c>\n" in joined and "Alias /d/" in joined
+    assert sum("IfModule" in t for t in texts) > 40
+
+
+def test_translations_under_conditions_answer_as_2_2_in_both_worlds(httpd, access, capsys):
+    target = differential.reference_target(httpd)
+    cases, refused, unproven = [], 0, 0
+    for index, text in differential.random_configs(SEED, COUNT):
+        text = with_conditions(random.Random(f"{SEED}:{index}"), text)
+        original = differential.ConfigSet.from_mapping({"httpd.conf": text}, entry="httpd.conf")
+        try:
+            translated = access.translate(original).render()["httpd.conf"].decode()
+        except access.TranslationError:
+            refused += 1
+            continue
+        worlds = [(text, translated), (swapped(text), swapped(translated))]
+        references = []
+        for world_text, _ in worlds:
+            cs = differential.ConfigSet.from_mapping({"httpd.conf": world_text}, entry="httpd.conf")
+            reference, notes = access.normalize_notes(cs, target)
+            references.append(None if notes else reference)
+        if None in references:
+            unproven += 1  # 2.4 + mod_access_compat cannot be made to mean 2.2 here
+            continue
+        for world, ((_, candidate), reference) in enumerate(zip(worlds, references)):
+            cases.append(differential.Case(f"seed={SEED} index={index} world={world}\n{worlds[world][0]}",
+                                           reference, {"httpd.conf": candidate}))
+    reports = differential.compare_many(cases, httpd=httpd)
+    with capsys.disabled():
+        print(f"\n[conditions] HTTPD24_SEED={SEED}: {COUNT} configurations, {len(cases) // 2} proven in both worlds, "
+              f"{refused} refused, {unproven} without a 2.2 reference")
+    bad = [r for r in reports if not r.ok]
+    assert not bad, "\n\n".join(f"{r.name}\n{r.format(limit=5)}" for r in bad[:3])
+    assert len(cases) // 2 * 4 > COUNT, "fewer than a quarter of the configurations were proven"
