@@ -34,12 +34,6 @@ DECIDES = {
                                   "    Allow from 127.0.0.2\n</Directory>\n</IfModule>\n<Directory /srv/www>\n"
                                   "    AuthType Basic\n    AuthName private\n    AuthUserFile /etc/httpd24-none\n"
                                   "    Require valid-user\n    Satisfy any\n</Directory>\n",
-    # The two sections never apply together: read as one, /srv/www would inherit /srv's address rules,
-    # which no server gives it (found by test_differential_conditions, seed 3, index 109).
-    "opposite branches": "<IfModule {m}>\n<Directory /srv>\n    Order deny,allow\n    Deny from all\n"
-                         "    Allow from 127.0.0.2\n</Directory>\n</IfModule>\n<IfModule !{m}>\n<Directory /srv/www>\n"
-                         "    AuthType Basic\n    AuthName private\n    AuthUserFile /etc/httpd24-none\n"
-                         "    Require valid-user\n    Satisfy any\n</Directory>\n</IfModule>\n",
     # The Alias decides which <Directory> /files/ maps to: without the module it is /srv/www's, which
     # restricts it (Satisfy any: the address or a user); with it, nothing does.
     "an Alias it maps through": "<IfModule {m}>\nAlias /files/ /srv/files/\n</IfModule>\n<Directory /srv/www>\n"
@@ -66,6 +60,13 @@ AGREES = {
     "an Alias that changes nothing": "<IfModule {m}>\nAlias /files/ /srv/files/\n</IfModule>\n<Directory /srv/www>\n"
                                      "    Order deny,allow\n    Deny from all\n</Directory>\n<Location /files/>\n"
                                      "    Order deny,allow\n    Deny from all\n    Allow from 127.0.0.2\n</Location>\n",
+    # The two sections never apply together: read as one, /srv/www would inherit /srv's address rules,
+    # which no server gives it (found by test_differential_conditions, seed 3, index 109); each keeps the
+    # translation of the one world it exists in.
+    "opposite branches": "<IfModule {m}>\n<Directory /srv>\n    Order deny,allow\n    Deny from all\n"
+                         "    Allow from 127.0.0.2\n</Directory>\n</IfModule>\n<IfModule !{m}>\n<Directory /srv/www>\n"
+                         "    AuthType Basic\n    AuthName private\n    AuthUserFile /etc/httpd24-none\n"
+                         "    Require valid-user\n    Satisfy any\n</Directory>\n</IfModule>\n",
     "2.2/2.4 dual blocks": "<Directory /srv/www>\n    <IfModule mod_version.c>\n        <IfVersion < 2.4>\n"
                            "            Order allow,deny\n            Allow from all\n        </IfVersion>\n"
                            "        <IfVersion >= 2.4>\n            Require all granted\n        </IfVersion>\n"

@@ -67,6 +67,7 @@ def settle(plan: Plan) -> None:
         return
     as_read = {_key(p.scope) for p in plan.scopes}
     scopes_as_read = {_key(s): s for s in model.scopes}
+    worlds = []
     for answers in itertools.product((True, False), repeat=len(questions)):
         assumptions = frozenset((kind, name, answer) for ((kind, name), _), answer in zip(questions, answers))
         target = replace(model.target, assumptions=model.target.assumptions | assumptions)
@@ -77,14 +78,7 @@ def settle(plan: Plan) -> None:
             return
         world_plan = plan_as_read(world)
         planned = {_key(p.scope): p for p in world_plan.scopes}
-        scopes = {_key(s): s for s in world.scopes}
-        for p in fixed:
-            if p.text is None or not _exists(p.scope, view):
-                continue
-            key = _key(p.scope)
-            if not _agrees(p, planned.get(key), scopes.get(key), world_plan.methods):
-                _block([p], f"its answer depends on {labels}, which nothing here decides: {_world(questions, answers)}, "
-                            f"it means something else; {ADVICE}")
+        worlds.append((answers, view, world_plan.methods, planned, {_key(s): s for s in world.scopes}))
         for key, other in planned.items():
             scope = scopes_as_read.get(key)
             if key in as_read or scope is None:
@@ -94,6 +88,37 @@ def settle(plan: Plan) -> None:
             plan.scopes.append(ScopePlan(scope, other.kind, reason=(
                 f"its answer depends on {labels}, which nothing here decides: {_world(questions, answers)}, "
                 f"{change}; {ADVICE}")))
+    for p in plan.scopes:
+        key = _key(p.scope)
+        verdicts = [(answers, planned.get(key), scopes.get(key), methods)
+                    for answers, view, methods, planned, scopes in worlds if _exists(p.scope, view)]
+        if p.text is not None:
+            wrong = next((answers for answers, other, scope, methods in verdicts
+                          if not _agrees(p, other, scope, methods)), None)
+            if wrong is None:
+                continue
+            reason = (f"its answer depends on {labels}, which nothing here decides: {_world(questions, wrong)}, "
+                      f"it means something else; {ADVICE}")
+        else:
+            reason = p.reason
+        agreed = None if p.scope.branched else _consensus(verdicts)
+        if agreed is not None:
+            p.kind, p.text, p.expr, p.authmerging, p.states = (
+                agreed.kind, agreed.text, agreed.expr, agreed.authmerging, agreed.states)
+        else:
+            _block([p], reason)
+
+
+def _consensus(verdicts) -> ScopePlan | None:
+    """The translation every world in which a section exists gives it, if they all give one.
+
+    For a section none of whose lines sits in an undecided branch inside it: read as a whole, the
+    configuration may put it together with sections it never meets (``<IfModule m>`` next to
+    ``<IfModule !m>``), but in each world it has its own meaning, which the fix may write."""
+    found = [other for _, other, _, _ in verdicts if other is not None and other.text is not None]
+    if not found or not all(_agrees(found[0], other, scope, methods) for _, other, scope, methods in verdicts):
+        return None
+    return found[0]
 
 
 def _around_met_sections(judged, model: Model) -> dict[tuple[str, str], object]:
