@@ -13,12 +13,18 @@ translation at the section's level, outside the branch. Where the branch decides
 
 that is ``Require all denied`` for every request, while the server without mod_ssl let everyone
 in. So the plan is made again for every way the undecided conditions can fall (each module loaded
-or not, each name defined or not, at most :data:`MAX_CONDITIONS` of them). A section keeps its fix
-only where, in every such world in which it exists, the original means exactly what the fix
-writes; otherwise it needs a person, who can settle the conditions (``--module``, ``--define``)
-or write the condition out. The common shapes keep their fix: a whole ``<Directory>`` or virtual
-host inside ``<IfModule>`` (the translation stays inside it), and the 2.2/2.4 dual blocks
-(``<IfModule !mod_version.c>`` next to ``<IfVersion >= 2.4>``), whose branches agree.
+or not, each name defined or not, at most :data:`MAX_CONDITIONS` of them). The conditions tried
+are those inside a section, those around a section that may merge with another one outside them,
+and those around an Alias or DocumentRoot that may map a Location's URLs.
+
+A section keeps its fix only where, in every world in which it exists, the original means exactly
+what the fix writes; a section no world-independent reading can give a fix takes the one all its
+worlds agree on, when none of its lines sits in a branch inside it; a section some world must
+change while the plan as read leaves it alone is reported. Otherwise it needs a person, who can
+settle the conditions (``--module``, ``--define``) or write the condition out. The common shapes
+keep their fix: a whole ``<Directory>`` or virtual host inside ``<IfModule>`` (the translation
+stays inside it), and the 2.2/2.4 dual blocks (``<IfModule !mod_version.c>`` next to
+``<IfVersion >= 2.4>``), whose branches agree.
 """
 
 from __future__ import annotations
