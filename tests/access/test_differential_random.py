@@ -123,3 +123,40 @@ def test_refused_translations_are_reported_for_a_person(access):
             findings = [f for f in lint(cs, select=["HT501", "HT507"])]
             assert findings, f"index {index}: refused but not reported"
             assert all(f.fix is None or not f.fixable for f in findings), f"index {index}: a refused translation offers a fix"
+
+
+def in_a_virtual_host(rng: random.Random, text: str) -> str:
+    """``text`` with about half of its top-level sections moved into a <VirtualHost>, where they merge
+    with the server-level sections left outside."""
+    head, *rest = text.splitlines()
+    server: list[str] = []
+    vhost: list[str] = []
+    i = 0
+    while i < len(rest):
+        end = rest.index("</" + rest[i][1:].split()[0] + ">", i)
+        if rng.random() < 0.5:
+            vhost += ["    " + line for line in rest[i:end + 1]]
+        else:
+            server += rest[i:end + 1]
+        i = end + 1
+    return "\n".join([head, *server, "<VirtualHost *:80>", "    ServerName v.example", *vhost, "</VirtualHost>"]) + "\n"
+
+
+def test_random_translations_with_a_virtual_host_match(httpd, access):
+    """The same proof with sections split between the server and a virtual host (each runs as a unit)."""
+    cases = []
+    for index, text in differential.random_configs(SEED, 100):
+        text = in_a_virtual_host(random.Random(f"{SEED}:{index}"), text)
+        cs = differential.ConfigSet.from_mapping({"httpd.conf": text}, entry="httpd.conf")
+        reference, notes = access.normalize_notes(cs)
+        if notes:
+            continue
+        try:
+            candidate = access.translate(cs)
+        except access.TranslationError:
+            continue
+        cases.append(differential.Case(f"seed={SEED} index={index} (in a virtual host)\n{text}", reference, candidate))
+    assert any("<VirtualHost" in c.name and "    <" in c.name for c in cases)
+    bad = [r for r in differential.compare_many(cases, httpd=httpd) if not r.ok]
+    assert not bad, "\n\n".join(f"{r.name}\n{r.format(limit=5)}" for r in bad[:3])
+    assert len(cases) * 2 > 100, f"only {len(cases)} of 100 configurations could be proven"
