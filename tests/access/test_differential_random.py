@@ -142,11 +142,24 @@ def in_a_virtual_host(rng: random.Random, text: str) -> str:
     return "\n".join([head, *server, "<VirtualHost *:80>", "    ServerName v.example", *vhost, "</VirtualHost>"]) + "\n"
 
 
-def test_random_translations_with_a_virtual_host_match(httpd, access):
-    """The same proof with sections split between the server and a virtual host (each runs as a unit)."""
+#: Aliases onto the generated directories (and one past a Location), so Location sections meet other
+#: Directory sections than their URL says.
+ALIASES = ("Alias /d/ /srv/www/a/", "Alias /d /srv/www/c", "Alias /a/b /srv/www/c", "Alias /c/ /srv/www/a/b/",
+           "Alias /x /srv/www/a")
+
+
+def with_aliases(rng: random.Random, text: str) -> str:
+    head, *rest = text.splitlines()
+    return "\n".join([head, *rng.sample(ALIASES, rng.choice((1, 1, 2))), *rest]) + "\n"
+
+
+@pytest.mark.parametrize("variant", [in_a_virtual_host, with_aliases], ids=["virtual host", "aliases"])
+def test_random_translations_in_other_shapes_match(httpd, access, variant):
+    """The same proof with sections split between the server and a virtual host (each runs as a unit),
+    and with Aliases that map URLs onto other directories."""
     cases = []
     for index, text in differential.random_configs(SEED, 100):
-        text = in_a_virtual_host(random.Random(f"{SEED}:{index}"), text)
+        text = variant(random.Random(f"{SEED}:{index}"), text)
         cs = differential.ConfigSet.from_mapping({"httpd.conf": text}, entry="httpd.conf")
         reference, notes = access.normalize_notes(cs)
         if notes:
@@ -155,8 +168,7 @@ def test_random_translations_with_a_virtual_host_match(httpd, access):
             candidate = access.translate(cs)
         except access.TranslationError:
             continue
-        cases.append(differential.Case(f"seed={SEED} index={index} (in a virtual host)\n{text}", reference, candidate))
-    assert any("<VirtualHost" in c.name and "    <" in c.name for c in cases)
+        cases.append(differential.Case(f"seed={SEED} index={index} ({variant.__name__})\n{text}", reference, candidate))
     bad = [r for r in differential.compare_many(cases, httpd=httpd) if not r.ok]
     assert not bad, "\n\n".join(f"{r.name}\n{r.format(limit=5)}" for r in bad[:3])
     assert len(cases) * 2 > 100, f"only {len(cases)} of 100 configurations could be proven"
