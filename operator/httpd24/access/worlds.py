@@ -109,8 +109,8 @@ def settle(plan: Plan) -> None:
             reason = p.reason
         agreed = None if p.scope.branched else _consensus(verdicts)
         if agreed is not None:
-            p.kind, p.text, p.expr, p.authmerging, p.states = (
-                agreed.kind, agreed.text, agreed.expr, agreed.authmerging, agreed.states)
+            p.kind, p.text, p.expr, p.authmerging, p.states, p.reason = (
+                agreed.kind, agreed.text, agreed.expr, agreed.authmerging, agreed.states, "")
         else:
             _block([p], reason)
 
