@@ -56,7 +56,8 @@ AGREES = {
     "condition adds nothing": "<Directory /srv/www>\n    Order allow,deny\n    Allow from all\n    <IfModule {m}>\n"
                               "        Allow from 127.0.0.2\n    </IfModule>\n</Directory>\n",
     "both sections inside": "<IfModule {m}>\n<Directory /srv>\n    Order deny,allow\n    Deny from all\n</Directory>\n"
-                            "<Directory /srv/www>\n    Order allow,deny\n    Allow from 127.0.0.2\n</Directory>\n</IfModule>\n",
+                            "<Directory /srv/www>\n    Order allow,deny\n    Allow from 127.0.0.2\n</Directory>\n"
+                            "</IfModule>\n",
     "an Alias that changes nothing": "<IfModule {m}>\nAlias /files/ /srv/files/\n</IfModule>\n<Directory /srv/www>\n"
                                      "    Order deny,allow\n    Deny from all\n</Directory>\n<Location /files/>\n"
                                      "    Order deny,allow\n    Deny from all\n    Allow from 127.0.0.2\n</Location>\n",

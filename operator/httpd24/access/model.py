@@ -735,7 +735,9 @@ class Builder:
 
     def _access_scope(self, item: Item, section: Section | None, vhost: Section | None) -> Scope:
         """The scope of an access line, noting where httpd would refuse it and what leaves it undecided."""
-        around, branched = self._note_undecided(item, section or vhost) if item.live is Liveness.UNKNOWN else ((), False)
+        around, branched = ((), False)
+        if item.live is Liveness.UNKNOWN:
+            around, branched = self._note_undecided(item, section or vhost)
         scope = self.scope_for(section, vhost, item)
         scope.branched |= branched
         for (kind, name), condition in around:

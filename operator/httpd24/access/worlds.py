@@ -91,9 +91,7 @@ def settle(plan: Plan) -> None:
                 continue
             as_read.add(key)
             change = f"it needs `{one_line(other.text)}`" if other.text is not None else "it needs a person"
-            plan.scopes.append(ScopePlan(scope, other.kind, reason=(
-                f"its answer depends on {labels}, which nothing here decides: {_world(questions, answers)}, "
-                f"{change}; {ADVICE}")))
+            plan.scopes.append(ScopePlan(scope, other.kind, reason=_depends(labels, questions, answers, change)))
     for p in plan.scopes:
         key = _key(p.scope)
         verdicts = [(answers, planned.get(key), scopes.get(key), methods)
@@ -103,8 +101,7 @@ def settle(plan: Plan) -> None:
                           if not _agrees(p, other, scope, methods)), None)
             if wrong is None:
                 continue
-            reason = (f"its answer depends on {labels}, which nothing here decides: {_world(questions, wrong)}, "
-                      f"it means something else; {ADVICE}")
+            reason = _depends(labels, questions, wrong, "it means something else")
         else:
             reason = p.reason
         agreed = None if p.scope.branched else _consensus(verdicts)
@@ -169,9 +166,14 @@ def _mapping_conditions(judged, model: Model) -> dict[tuple[str, str], object]:
             for section, vhost, prefix in lines:
                 if vhost is not None and vhost is not scope.vhost:
                     continue
-                if prefix is None or url is None or url.startswith(prefix.rstrip("/")) or prefix.startswith(url.rstrip("/")):
+                if prefix is None or url is None or _overlap(url, prefix):
                     questions.setdefault((kind, name), section)
     return questions
+
+
+def _overlap(url: str, prefix: str) -> bool:
+    """Whether an Alias of ``prefix`` may map URLs under ``url`` (loosely: either is a prefix of the other)."""
+    return url.startswith(prefix.rstrip("/")) or prefix.startswith(url.rstrip("/"))
 
 
 def _meet(other: Scope, scope: Scope, model: Model) -> bool:
@@ -214,6 +216,12 @@ def _exists(scope: Scope, view: View) -> bool:
 
 def _label(section) -> str:
     return f"<{section.name} {' '.join(section.args)}> ({section.location.file}:{section.location.line})"
+
+
+def _depends(labels: str, questions, answers, there: str) -> str:
+    """Why a section needs a person: what it is in one world (``there``) that the plan as read does not write."""
+    world = _world(questions, answers)
+    return f"its answer depends on {labels}, which nothing here decides: {world}, {there}; {ADVICE}"
 
 
 def _world(questions, answers) -> str:
