@@ -15,6 +15,7 @@ from httpd24.access import normalize_22
 from httpd24.apache import differential
 from httpd24.config import DEFAULT_TARGET, ConfigSet, Target
 from httpd24.engine import lint, migrate
+from test_differential_conditions import renamed
 
 DOCROOT = "DocumentRoot /srv/www\n"
 LOADED, NOT_LOADED = "mod_setenvif.c", "mod_ssl.c"
@@ -162,3 +163,41 @@ def test_verify_reads_each_condition_as_the_reference_server_does(httpd):
     assert report.ok, report.format(limit=3)
     wrong = by_hand.replace("    Require all granted\n", "    Require valid-user\n    Require ip 127.0.0.2\n")
     assert not differential.verify(original, wrong, httpd=httpd).ok  # as if mod_ssl were loaded
+
+
+#: Four sibling directories, each with a line in a branch of its own module that changes nothing:
+#: more conditions than one section is tried under, but each section depends on one of them.
+MODULES = (LOADED, "mod_status.c", NOT_LOADED, "mod_info.c")  # the differential servers load the first two
+SIBLINGS = "".join(f"<Directory /srv/www/{d}>\n    Order allow,deny\n    Allow from all\n    <IfModule {m}>\n"
+                   f"        Allow from 127.0.0.2\n    </IfModule>\n</Directory>\n" for d, m in zip("abcd", MODULES))
+
+
+def test_a_change_only_another_world_needs_is_reported_under_many_conditions():
+    """Once more than three conditions were about, a section fine as read but not in some world went
+    unreported: here /a has no Require where mod_ssl is not loaded (2.4 answers 500, 2.2 asked nothing)."""
+    text = SIBLINGS.replace("mod_info.c", "mod_dav.c") + DECIDES["a Require only one world has"].format(m=NOT_LOADED)
+    [asked] = [f for f in access_findings(text) if "<Location /a>" in f.message]
+    assert asked.code == "HT504" and asked.fix is None
+    assert f"<IfModule {NOT_LOADED}>" in asked.message and "mod_status.c" not in asked.message  # only its own
+
+
+def test_sections_that_each_depend_on_one_of_many_conditions_keep_their_fixes():
+    findings = access_findings(SIBLINGS)
+    assert len(findings) == 4 and all(f.fix is not None for f in findings)
+    migrated = migrate(configset(SIBLINGS)).files["httpd.conf"].decode()
+    assert "Order" not in migrated and migrated.count("Require all granted") == 4
+
+
+@pytest.mark.apache
+def test_fixes_under_many_conditions_answer_as_the_original_in_every_world_tried(httpd, assert_all_ok):
+    """Each module loaded or not: as written, every name swapped with its opposite, and two mixed ways."""
+    migrated = migrate(configset(SIBLINGS)).files["httpd.conf"].decode()
+    loaded, not_loaded = MODULES[:2], MODULES[2:]
+    renamings = [{}, dict(zip(loaded + not_loaded, not_loaded + loaded)),
+                 {loaded[0]: not_loaded[0], not_loaded[0]: loaded[0]}, {loaded[1]: not_loaded[1], not_loaded[1]: loaded[1]}]
+    cases = []
+    for names in renamings:
+        original, translation = (renamed(SIBLINGS, names), renamed(migrated, names))
+        cases.append(differential.Case(f"renamed {names}", reference(original, httpd), {"httpd.conf": translation}))
+    assert_all_ok(differential.compare_many(cases, httpd=httpd), "fixes under many conditions")
+

@@ -354,8 +354,10 @@ class Scope:
     #: the scope exists) with the section that asks it: ``<IfModule !mod_ssl.c>`` around a ``<Directory>``
     #: is ``("module", "ssl_module", False)``.
     around: dict[tuple[str, str, bool], Section] = field(default_factory=dict, repr=False, compare=False)
-    #: Some of its own access lines sit in an undecided branch inside it (its translation is written
-    #: outside that branch, so it must hold whichever way the branch falls).
+    #: The undecided conditions of branches inside the section that hold some of its own access lines
+    #: (its translation is written outside them, so it must hold whichever way they fall).
+    inside: dict[tuple[str, str], Section] = field(default_factory=dict, repr=False, compare=False)
+    #: Some of its own access lines sit in an undecided branch inside it (or in one nothing can try).
     branched: bool = False
 
     @property
@@ -735,24 +737,25 @@ class Builder:
 
     def _access_scope(self, item: Item, section: Section | None, vhost: Section | None) -> Scope:
         """The scope of an access line, noting where httpd would refuse it and what leaves it undecided."""
-        around, branched = ((), False)
+        around, inside, branched = (), (), False
         if item.live is Liveness.UNKNOWN:
-            around, branched = self._note_undecided(item, section or vhost)
+            around, inside, branched = self._note_undecided(item, section or vhost)
         scope = self.scope_for(section, vhost, item)
         scope.branched |= branched
+        scope.inside.update(inside)
         for (kind, name), condition in around:
             scope.around.setdefault((kind, name, _holds(condition)), condition)
         if _outside_a_section(scope, item):
             scope.own.errors.append((item, OUTSIDE_A_SECTION))
         return scope
 
-    def _note_undecided(self, item: Item, outer: Section | None) -> tuple[list[tuple[tuple[str, str], Section]], bool]:
+    def _note_undecided(self, item: Item, outer: Section | None):
         """Record the undecided conditions between an access line and its section (``outer``; None: the
         server), or the line itself when none of them can be tried (:mod:`.worlds`).
 
         Returns the conditions around the section itself (its lines stay inside them, translated or not,
-        and they matter only to the sections that may merge with it: :func:`.worlds.settle`), and whether
-        any sit between the line and its section.
+        and they matter only to the sections that may merge with it: :func:`.worlds.settle`), those
+        between the line and its section, and whether the line sits in a branch inside its section.
         """
         target = self.view.target
         context = item.context
@@ -762,13 +765,13 @@ class Builder:
         for question, section in questions:
             self.undecided.setdefault(question, section)
         if questions or self.unsettled is not None:
-            return around, True
+            return around, questions, True
         # Undecided from outside the section (it sits in a branch, or in a file nothing includes) only.
         orphan = not item.via and item.file != self.configset.entry
         liveness = self.view.liveness(outer) if outer is not None else (Liveness.UNKNOWN if orphan else Liveness.LIVE)
         if liveness is Liveness.LIVE:
             self.unsettled = item
-        return around, False
+        return around, (), False
 
     def _note_mapping(self, item: Item, vhost: Section | None, prefix: str | None) -> None:
         """Record the undecided conditions around a line that decides where URLs map (read as if httpd

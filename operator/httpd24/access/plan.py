@@ -27,6 +27,7 @@ from .model import (
     Host,
     Mode,
     Model,
+    Own,
     Scope,
     WALK_GROUPS,
     _dir_under,
@@ -651,15 +652,19 @@ class ScopePlan:
     states: list[Effective] = field(default_factory=list)
 
 
+def plan_kind(own: Own, mode: Mode) -> str | None:
+    """What a section's plan is about (:attr:`ScopePlan.kind`); None: it has no access control of its own."""
+    if own.has_compat:
+        return "hybrid" if mode == "compat" else "translate"
+    if own.requires is not None or own.authz is not None:
+        return "hybrid" if mode == "compat" else "require"
+    return "authtype" if own.authtype is not None else None
+
+
 def plan_scope(d: Scope, model: Model, mode: Mode, methods: list[str]) -> ScopePlan | None:
     own = d.own
-    if own.has_compat:
-        kind = "hybrid" if mode == "compat" else "translate"
-    elif own.requires is not None or own.authz is not None:
-        kind = "hybrid" if mode == "compat" else "require"
-    elif own.authtype is not None:
-        kind = "authtype"
-    else:
+    kind = plan_kind(own, mode)
+    if kind is None:
         return None
     possible = chains(d, model)
     if possible is None:

@@ -12,10 +12,11 @@ translation at the section's level, outside the branch. Where the branch decides
     </Directory>
 
 that is ``Require all denied`` for every request, while the server without mod_ssl let everyone
-in. So the plan is made again for every way the undecided conditions can fall (each module loaded
-or not, each name defined or not, at most :data:`MAX_CONDITIONS` of them). The conditions tried
-are those inside a section, those around a section that may merge with another one outside them,
-and those around an Alias or DocumentRoot that may map a Location's URLs.
+in. So the plan is made again for every way the undecided conditions a section depends on can fall
+(each module loaded or not, each name defined or not, at most :data:`MAX_CONDITIONS` of them per
+section, however many the configuration has). A section depends on the conditions inside it or
+inside a section that may merge with it, those around a section that may merge with it and not
+around itself, and those around an Alias or DocumentRoot that may map its URLs (a Location).
 
 A section keeps its fix only where, in every world in which it exists, the original means exactly
 what the fix writes; a section no world-independent reading can give a fix takes the one all its
@@ -36,10 +37,13 @@ from ..config import Liveness, View
 from ..config.gcpause import gc_paused
 from . import expr as X
 from .model import Model, Scope, build
-from .plan import Plan, ScopePlan, location_url, one_line, own_expr_24, plan_as_read, predecessors
+from .plan import Plan, ScopePlan, location_url, one_line, own_expr_24, plan_as_read, plan_kind, predecessors
 
-#: 2**3 worlds at most; past that the plan is not tried again and every section needs a person.
+#: The undecided conditions one section's meaning may depend on, at most: 2**3 worlds tried for it.
 MAX_CONDITIONS = 3
+#: Worlds built for one configuration (each a model and a plan, as costly as the first); past that
+#: the sections still to check need a person.
+MAX_WORLDS = 32
 ADVICE = "say what the server loads and defines (httpd24 --module/--define) or write the condition out"
 
 
@@ -53,63 +57,113 @@ def make_plan(model: Model) -> Plan:
 
 def settle(plan: Plan) -> None:
     """Take the fix away from every section of ``plan`` whose translation some world does not share, and
-    add, as needing a person, every section that some world must change while the plan as read leaves it."""
+    add, as needing a person, every section that some world must change while the plan as read leaves it.
+
+    Each section is tried only in the worlds of the conditions it depends on (:func:`_asked`), the
+    others read as read, so many conditions that each touch a few sections cost a few worlds each."""
     model = plan.model
-    fixed = [p for p in plan.scopes if p.text is not None]
     if model.unsettled is not None:
         where = model.unsettled
-        _block(fixed, f"{where.node.name} at {where.file}:{where.node.location.line} sits in a branch httpd24 "
-                      f"cannot decide (a version it cannot compare, or a module or name only an undecided "
-                      f"branch loads or defines); {ADVICE}")
+        _block([p for p in plan.scopes if p.text is not None],
+               f"{where.node.name} at {where.file}:{where.node.location.line} sits in a branch httpd24 "
+               f"cannot decide (a version it cannot compare, or a module or name only an undecided "
+               f"branch loads or defines); {ADVICE}")
         return
     judged = [s for s in model.scopes if s.own.has_access or s.own.authtype is not None]
-    undecided = {**model.undecided, **_around_met_sections(judged, model), **_mapping_conditions(judged, model)}
-    if not undecided:
+    asked = _asked(judged, model)
+    if not asked:
         return
-    questions = list(undecided.items())
+    worlds = _Worlds(model, {q: c for questions in asked.values() for q, c in questions.items()})
+    as_read = {_key(p.scope): p for p in plan.scopes}
+    for scope in judged:
+        questions = list(asked.get(id(scope), {}).items())
+        if questions:
+            _settle_scope(plan, scope, as_read.get(_key(scope)), questions, worlds)
+
+
+def _settle_scope(plan: Plan, scope: Scope, p: ScopePlan | None, questions, worlds: "_Worlds") -> None:
+    """Check one section (``p``: its plan as read, if any) in every world of its ``questions``."""
     labels = " and ".join(_label(section) for _, section in questions)
     if len(questions) > MAX_CONDITIONS:
-        _block(fixed, f"access control sits under {len(questions)} undecided conditions ({labels}); {ADVICE}")
+        _needs_a_person(plan, scope, p, f"its access control depends on {len(questions)} undecided conditions "
+                                        f"({labels}); {ADVICE}")
         return
-    as_read = {_key(p.scope) for p in plan.scopes}
-    scopes_as_read = {_key(s): s for s in model.scopes}
-    worlds = []
+    key = _key(scope)
+    verdicts = []
     for answers in itertools.product((True, False), repeat=len(questions)):
-        assumptions = frozenset((kind, name, answer) for ((kind, name), _), answer in zip(questions, answers))
+        world = worlds.get(scope, [q for q, _ in questions], answers)
+        if isinstance(world, str):
+            _needs_a_person(plan, scope, p, f"its access control depends on {labels}, and {world}; {ADVICE}")
+            return
+        view, methods, planned, scopes = world
+        if not _exists(scope, view):
+            continue
+        other = planned.get(key)
+        verdicts.append((answers, other, scopes.get(key), methods))
+        if p is None and other is not None:
+            change = f"it needs `{one_line(other.text)}`" if other.text is not None else "it needs a person"
+            p = ScopePlan(scope, other.kind, reason=_depends(labels, questions, answers, change))
+            plan.scopes.append(p)
+    if p is None:
+        return
+    if p.text is not None:
+        wrong = next((answers for answers, other, world_scope, methods in verdicts
+                      if not _agrees(p, other, world_scope, methods)), None)
+        if wrong is None:
+            return
+        reason = _depends(labels, questions, wrong, "it means something else")
+    else:
+        reason = p.reason
+    agreed = None if scope.branched else _consensus(verdicts)
+    if agreed is not None:
+        p.kind, p.text, p.expr, p.authmerging, p.states, p.reason = (
+            agreed.kind, agreed.text, agreed.expr, agreed.authmerging, agreed.states, "")
+    else:
+        _block([p], reason)
+
+
+def _needs_a_person(plan: Plan, scope: Scope, p: ScopePlan | None, reason: str) -> None:
+    """Block ``p``; a section the plan as read leaves alone is reported when some world might change it:
+    where the configuration has 2.2 access lines, or the section an AuthType."""
+    if p is not None:
+        _block([p], reason)
+    elif plan.model.has_compat or scope.own.authtype is not None:
+        plan.scopes.append(ScopePlan(scope, plan_kind(scope.own, plan.mode) or "authtype", reason=reason))
+
+
+class _Worlds:
+    """The models and plans of the configuration for each way its undecided conditions fall, built once each.
+
+    A section is tried in the worlds of its own conditions. The others do not change what it means, but a
+    world must settle them all: those around the section fall the way it exists, the rest as holding."""
+
+    def __init__(self, model: Model, questions: dict) -> None:
+        self.model = model
+        self.questions = list(questions)
+        self.built: dict[frozenset, object] = {}
+
+    def get(self, scope: Scope, mine: list, answers) -> tuple | str:
+        """(view, methods, plans by section, scopes by section) of that world, or why there is none."""
+        chosen = dict.fromkeys(self.questions, True)
+        chosen.update({(kind, name): holds for kind, name, holds in scope.around if (kind, name) in chosen})
+        chosen.update(zip(mine, answers))
+        assumptions = frozenset((kind, name, answer) for (kind, name), answer in chosen.items())
+        world = self.built.get(assumptions)
+        if world is None:
+            world = self.built[assumptions] = self._build(assumptions)
+        return world
+
+    def _build(self, assumptions: frozenset) -> tuple | str:
+        if len(self.built) > MAX_WORLDS:
+            return f"more than {MAX_WORLDS} ways the conditions here can fall would have to be tried"
+        model = self.model
         target = replace(model.target, assumptions=model.target.assumptions | assumptions)
         view = model.configset.view(target)
         world = build(model.configset, target, view)
         if world.unsettled is not None or world.undecided:
-            _block(fixed, f"access control depends on {labels}, and on more that they decide; {ADVICE}")
-            return
+            return "on more that they decide"
         world_plan = plan_as_read(world)
-        planned = {_key(p.scope): p for p in world_plan.scopes}
-        worlds.append((answers, view, world_plan.methods, planned, {_key(s): s for s in world.scopes}))
-        for key, other in planned.items():
-            scope = scopes_as_read.get(key)
-            if key in as_read or scope is None:
-                continue
-            as_read.add(key)
-            change = f"it needs `{one_line(other.text)}`" if other.text is not None else "it needs a person"
-            plan.scopes.append(ScopePlan(scope, other.kind, reason=_depends(labels, questions, answers, change)))
-    for p in plan.scopes:
-        key = _key(p.scope)
-        verdicts = [(answers, planned.get(key), scopes.get(key), methods)
-                    for answers, view, methods, planned, scopes in worlds if _exists(p.scope, view)]
-        if p.text is not None:
-            wrong = next((answers for answers, other, scope, methods in verdicts
-                          if not _agrees(p, other, scope, methods)), None)
-            if wrong is None:
-                continue
-            reason = _depends(labels, questions, wrong, "it means something else")
-        else:
-            reason = p.reason
-        agreed = None if p.scope.branched else _consensus(verdicts)
-        if agreed is not None:
-            p.kind, p.text, p.expr, p.authmerging, p.states, p.reason = (
-                agreed.kind, agreed.text, agreed.expr, agreed.authmerging, agreed.states, "")
-        else:
-            _block([p], reason)
+        return view, world_plan.methods, {_key(p.scope): p for p in world_plan.scopes}, {_key(s): s for s in world.scopes}
 
 
 def _consensus(verdicts) -> ScopePlan | None:
@@ -124,50 +178,51 @@ def _consensus(verdicts) -> ScopePlan | None:
     return found[0]
 
 
-def _around_met_sections(judged, model: Model) -> dict[tuple[str, str], object]:
-    """The undecided conditions around a section that may merge with a section of access control outside them.
+def _asked(judged, model: Model) -> dict[int, dict[tuple[str, str], object]]:
+    """For each section with access control (by id), the undecided conditions its meaning may depend on.
 
-    A ``<Directory /srv>`` inside ``<IfModule mod_ssl.c>`` keeps its own translation inside the
-    condition, but a ``<Directory /srv/www>`` outside it inherits its address rules only where
-    mod_ssl is loaded, so that condition decides what the outside section means.
+    Those of the branches inside it or inside a section that may merge with it; those around a section
+    that may merge with it and not around it too (a ``<Directory /srv>`` inside ``<IfModule mod_ssl.c>``
+    keeps its translation inside the condition, but a ``<Directory /srv/www>`` outside it inherits its
+    address rules only where mod_ssl is loaded); and, for a Location, those around a DocumentRoot or
+    Alias that may map its URLs (with ``Alias /files/ /srv/files/`` inside ``<IfModule mod_ssl.c>``,
+    ``<Location /files/>`` meets ``<Directory /srv/files>`` where mod_ssl is loaded and the
+    DocumentRoot's sections where it is not).
     """
-    conditional = [s for s in model.scopes if s.around]
-    if not conditional:
-        return {}
-    questions: dict[tuple[str, str], object] = {}
+    conditional = [s for s in model.scopes if s.around or s.inside]
+    asked: dict[int, dict[tuple[str, str], object]] = {}
+    if not conditional and not model.mapping_undecided:
+        return asked
     for scope in judged:
-        mine = scope.around
+        mine = dict(scope.inside)
         for other in conditional:
-            if other is scope or not (other.around.keys() - mine.keys()) or not _meet(other, scope, model):
+            if other is scope:
                 continue
-            for (kind, name, holds), section in other.around.items():
-                if (kind, name, holds) not in mine:
-                    questions.setdefault((kind, name), section)
-    return questions
+            outside = {(kind, name): section for (kind, name, holds), section in other.around.items()
+                       if (kind, name, holds) not in scope.around}
+            if (outside or other.inside) and _meet(other, scope, model):
+                for question, section in {**other.inside, **outside}.items():
+                    mine.setdefault(question, section)
+        if scope.kind == "location" and model.mapping_undecided:
+            for question, section in _mapping_conditions(scope, model).items():
+                mine.setdefault(question, section)
+        if mine:
+            asked[id(scope)] = mine
+    return asked
 
 
-def _mapping_conditions(judged, model: Model) -> dict[tuple[str, str], object]:
-    """The undecided conditions around a DocumentRoot or Alias that may map the URLs of a Location
-    with access control.
-
-    With ``Alias /files/ /srv/files/`` inside ``<IfModule mod_ssl.c>``, ``<Location /files/>`` meets
-    ``<Directory /srv/files>`` where mod_ssl is loaded and the DocumentRoot's sections where it is not.
-    """
-    if not model.mapping_undecided:
-        return {}
+def _mapping_conditions(scope: Scope, model: Model) -> dict[tuple[str, str], object]:
+    """The undecided conditions around a DocumentRoot or Alias that may map the URLs of ``scope`` (a Location)."""
     questions: dict[tuple[str, str], object] = {}
-    for scope in judged:
-        if scope.kind != "location":
-            continue
-        url = location_url(scope)
-        for (kind, name, holds), lines in model.mapping_undecided.items():
-            if (kind, name, holds) in scope.around:
-                continue  # where the line is not read, neither is the Location
-            for section, vhost, prefix in lines:
-                if vhost is not None and vhost is not scope.vhost:
-                    continue
-                if prefix is None or url is None or _overlap(url, prefix):
-                    questions.setdefault((kind, name), section)
+    url = location_url(scope)
+    for (kind, name, holds), lines in model.mapping_undecided.items():
+        if (kind, name, holds) in scope.around:
+            continue  # where the line is not read, neither is the Location
+        for section, vhost, prefix in lines:
+            if vhost is not None and vhost is not scope.vhost:
+                continue
+            if prefix is None or url is None or _overlap(url, prefix):
+                questions.setdefault((kind, name), section)
     return questions
 
 
