@@ -32,19 +32,26 @@ MANY = ("mod_setenvif.c", "mod_status.c", "mod_mime.c", "mod_ssl.c", "mod_info.c
 
 
 def with_conditions(rng: random.Random, text: str, conditions=CONDITIONS, rate: float = 1.0) -> str:
-    """``text`` with random <IfModule> wrappers: whole top-level sections, single lines inside them,
-    and sometimes a conditional Alias that maps /d/ onto one of the generated directories. ``rate``
-    scales how often a section or a line gets one."""
+    """``text`` with random <IfModule> wrappers: whole top-level sections, all the lines inside one,
+    single lines inside them, and sometimes a conditional Alias that maps /d/ onto one of the generated
+    directories. ``rate`` scales how often a section or a line gets one."""
     out: list[str] = []
     lines = text.splitlines()
     i = 0
     while i < len(lines):
         line = lines[i]
-        if line.startswith("<") and not line.startswith("</") and rng.random() < 0.3 * rate:
+        if line.startswith("<") and not line.startswith("</"):
             end = lines.index("</" + line[1:].split()[0] + ">", i)
-            out += [f"<IfModule {rng.choice(conditions)}>", *lines[i:end + 1], "</IfModule>"]
-            i = end + 1
-            continue
+            draw = rng.random()
+            if draw < 0.3 * rate:
+                out += [f"<IfModule {rng.choice(conditions)}>", *lines[i:end + 1], "</IfModule>"]
+                i = end + 1
+                continue
+            if draw < 0.45 * rate:
+                out += [line, f"    <IfModule {rng.choice(conditions)}>", *("    " + body for body in lines[i + 1:end]),
+                        "    </IfModule>", lines[end]]
+                i = end + 1
+                continue
         if line.startswith("    ") and not line.lstrip().startswith("<") and rng.random() < 0.15 * rate:
             indent = line[:len(line) - len(line.lstrip())]
             out += [f"{indent}<IfModule {rng.choice(conditions)}>", "    " + line, f"{indent}</IfModule>"]

@@ -22,8 +22,6 @@ LOADED, NOT_LOADED = "mod_setenvif.c", "mod_ssl.c"
 
 #: The condition decides the answer: no fix.
 DECIDES = {
-    "all of the section's": "<Location /a>\n    <IfModule {m}>\n        Order deny,allow\n        Deny from all\n"
-                            "    </IfModule>\n</Location>\n",
     "inside the section": "<Directory /srv/www>\n    Order deny,allow\n    <IfModule {m}>\n        Deny from all\n"
                           "    </IfModule>\n</Directory>\n",
     "two branches disagree": "<Directory /srv/www>\n    <IfModule {m}>\n        Order deny,allow\n        Deny from all\n"
@@ -50,8 +48,12 @@ DECIDES = {
     "a define": "<Directory /srv/www>\n    Order allow,deny\n    Allow from all\n    <IfDefine LOCKDOWN>\n"
                 "        Deny from all\n    </IfDefine>\n</Directory>\n",
 }
+#: All of a section's lines in one branch: the translation is right inside it, wrong outside it.
+ONE_BRANCH = ("<Location /a>\n    <IfModule {m}>\n        Order deny,allow\n        Deny from all\n"
+              "    </IfModule>\n</Location>\n")
 #: The answer is the same whichever way the condition falls: the fix stays.
 AGREES = {
+    "all of the section's lines in one branch": ONE_BRANCH,
     "whole section inside": "<IfModule {m}>\n<Directory /srv/www>\n    Order deny,allow\n    Deny from all\n"
                             "    Allow from 127.0.0.2\n</Directory>\n</IfModule>\n",
     "condition adds nothing": "<Directory /srv/www>\n    Order allow,deny\n    Allow from all\n    <IfModule {m}>\n"
@@ -112,6 +114,24 @@ def test_a_target_that_decides_the_module_brings_the_fix_back():
     assert "Require all granted" in migrated and "Deny from all" in migrated  # the dead branch stays as written
 
 
+def test_a_section_whose_lines_all_sit_in_one_branch_gets_its_translation_inside_it():
+    """Where the branch is not read the section has no access control of its own, in 2.2 as in 2.4."""
+    text = ONE_BRANCH.format(m=NOT_LOADED) + AGREES["condition adds nothing"].format(m=LOADED)
+    migrated = migrate(configset(text)).files["httpd.conf"].decode()
+    assert migrated == DOCROOT + (
+        f"<Location /a>\n    <IfModule {NOT_LOADED}>\n        Require all denied\n    </IfModule>\n</Location>\n"
+        f"<Directory /srv/www>\n    Require all granted\n</Directory>\n")
+
+
+def test_lines_in_one_branch_still_need_a_person_when_the_section_needs_something_without_them():
+    text = ("<Location /a>\n    AuthType Basic\n    AuthName private\n    AuthUserFile /etc/httpd24-none\n"
+            f"    <IfModule {NOT_LOADED}>\n        Order deny,allow\n        Deny from all\n"
+            "        Require valid-user\n    </IfModule>\n</Location>\n")
+    findings = access_findings(text)
+    assert findings and all(f.fix is None for f in findings)
+    assert any("nothing here decides" in f.message for f in findings)
+
+
 @pytest.mark.parametrize("name", AGREES)
 def test_fix_stays_when_every_world_agrees(name):
     text = AGREES[name].format(m=NOT_LOADED)
@@ -138,14 +158,14 @@ def test_fixes_kept_answer_as_the_original_in_both_worlds(httpd, assert_all_ok, 
 def test_the_translation_as_if_the_branch_were_read_is_wrong_on_the_server_without_the_module(httpd):
     """Why there is no fix: written as the loaded world reads it, the server without the module answers otherwise."""
     as_read = Target(modules=frozenset({"setenvif_module", "authz_core_module", "authz_host_module"}))
-    for name in ("all of the section's", "inside the section", "a section it inherits from", "an Alias it maps through",
-                 "a Require only one world has"):
-        loaded_text = DECIDES[name].format(m=LOADED)
+    for name in ("all of the section's lines, written outside their branch", "inside the section",
+                 "a section it inherits from", "an Alias it maps through", "a Require only one world has"):
+        loaded_text = DECIDES.get(name, ONE_BRANCH).format(m=LOADED)
         written = migrate(configset(loaded_text), target=as_read)
         assert not [f for f in written.remaining if f.code == "HT501"], name
         reports = differential.compare_many([
             differential.Case("loaded", reference(loaded_text, httpd), written.files),
-            differential.Case("not loaded", reference(DECIDES[name].format(m=NOT_LOADED), httpd),
+            differential.Case("not loaded", reference(DECIDES.get(name, ONE_BRANCH).format(m=NOT_LOADED), httpd),
                               {"httpd.conf": written.files["httpd.conf"].replace(LOADED.encode(), NOT_LOADED.encode())}),
         ], httpd=httpd)
         assert [r.ok for r in reports] == [True, False], (name, [r.format(limit=3) for r in reports])

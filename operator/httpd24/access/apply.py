@@ -19,7 +19,10 @@ WRAPPERS = frozenset({"limit", "limitexcept", "ifmodule", "ifdefine", "ifversion
 
 
 def _container(scope: Scope, item: Item) -> Node | Document:
-    """The node whose children the scope's own lines are (section, vhost or document)."""
+    """The node whose children the scope's own lines are (section, vhost or document), or the undecided
+    branch inside it that holds them all: the translation is written there (:mod:`.worlds`)."""
+    if scope.branch is not None:
+        return scope.branch
     if scope.node is not None:
         return scope.node
     if scope.vhost is not None and item.node.document is scope.vhost.document:

@@ -357,8 +357,21 @@ class Scope:
     #: The undecided conditions of branches inside the section that hold some of its own access lines
     #: (its translation is written outside them, so it must hold whichever way they fall).
     inside: dict[tuple[str, str], Section] = field(default_factory=dict, repr=False, compare=False)
-    #: Some of its own access lines sit in an undecided branch inside it (or in one nothing can try).
-    branched: bool = False
+    #: For each of its own access lines, the outermost undecided branch inside the section that holds
+    #: it (None: the line is read whenever the section is).
+    branches: list[Section | None] = field(default_factory=list, repr=False, compare=False)
+
+    @property
+    def branched(self) -> bool:
+        """Some of its own access lines sit in an undecided branch inside it."""
+        return any(branch is not None for branch in self.branches)
+
+    @property
+    def branch(self) -> Section | None:
+        """The undecided branch inside the section that holds all of its own access lines, if one does:
+        its translation is written inside it, and where the branch is not read the section has none."""
+        first = self.branches[0] if self.branches else None
+        return first if first is not None and all(b is first for b in self.branches) else None
 
     @property
     def label(self) -> str:
@@ -737,11 +750,11 @@ class Builder:
 
     def _access_scope(self, item: Item, section: Section | None, vhost: Section | None) -> Scope:
         """The scope of an access line, noting where httpd would refuse it and what leaves it undecided."""
-        around, inside, branched = (), (), False
+        around, inside = (), ()
         if item.live is Liveness.UNKNOWN:
-            around, inside, branched = self._note_undecided(item, section or vhost)
+            around, inside = self._note_undecided(item, section or vhost)
         scope = self.scope_for(section, vhost, item)
-        scope.branched |= branched
+        scope.branches.append(inside[0][1] if inside else None)
         scope.inside.update(inside)
         for (kind, name), condition in around:
             scope.around.setdefault((kind, name, _holds(condition)), condition)
@@ -754,8 +767,8 @@ class Builder:
         server), or the line itself when none of them can be tried (:mod:`.worlds`).
 
         Returns the conditions around the section itself (its lines stay inside them, translated or not,
-        and they matter only to the sections that may merge with it: :func:`.worlds.settle`), those
-        between the line and its section, and whether the line sits in a branch inside its section.
+        and they matter only to the sections that may merge with it: :func:`.worlds.settle`) and those
+        between the line and its section, outermost first.
         """
         target = self.view.target
         context = item.context
@@ -765,13 +778,13 @@ class Builder:
         for question, section in questions:
             self.undecided.setdefault(question, section)
         if questions or self.unsettled is not None:
-            return around, questions, True
+            return around, questions
         # Undecided from outside the section (it sits in a branch, or in a file nothing includes) only.
         orphan = not item.via and item.file != self.configset.entry
         liveness = self.view.liveness(outer) if outer is not None else (Liveness.UNKNOWN if orphan else Liveness.LIVE)
         if liveness is Liveness.LIVE:
             self.unsettled = item
-        return around, (), False
+        return around, ()
 
     def _note_mapping(self, item: Item, vhost: Section | None, prefix: str | None) -> None:
         """Record the undecided conditions around a line that decides where URLs map (read as if httpd

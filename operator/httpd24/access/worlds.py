@@ -20,7 +20,8 @@ around itself, and those around an Alias or DocumentRoot that may map its URLs (
 
 A section keeps its fix only where, in every world in which it exists, the original means exactly
 what the fix writes; a section no world-independent reading can give a fix takes the one all its
-worlds agree on, when none of its lines sits in a branch inside it; a section some world must
+worlds agree on, when none of its lines sits in a branch inside it or all of them in one (the fix
+goes inside that branch, so where it is not read the section must need nothing); a section some world must
 change while the plan as read leaves it alone is reported. Otherwise it needs a person, who can
 settle the conditions (``--module``, ``--define``) or write the condition out. The common shapes
 keep their fix: a whole ``<Directory>`` or virtual host inside ``<IfModule>`` (the translation
@@ -99,7 +100,8 @@ def _settle_scope(plan: Plan, scope: Scope, p: ScopePlan | None, questions, worl
         if not _exists(scope, view):
             continue
         other = planned.get(key)
-        verdicts.append((answers, other, scopes.get(key), methods))
+        unread = scope.branch is not None and not view.is_live(scope.branch.children[0])
+        verdicts.append((answers, other, scopes.get(key), methods, unread))
         if p is None and other is not None:
             change = f"it needs `{one_line(other.text)}`" if other.text is not None else "it needs a person"
             p = ScopePlan(scope, other.kind, reason=_depends(labels, questions, answers, change))
@@ -107,14 +109,13 @@ def _settle_scope(plan: Plan, scope: Scope, p: ScopePlan | None, questions, worl
     if p is None:
         return
     if p.text is not None:
-        wrong = next((answers for answers, other, world_scope, methods in verdicts
-                      if not _agrees(p, other, world_scope, methods)), None)
+        wrong = next((verdict[0] for verdict in verdicts if not _agrees(p, *verdict[1:])), None)
         if wrong is None:
             return
         reason = _depends(labels, questions, wrong, "it means something else")
     else:
         reason = p.reason
-    agreed = None if scope.branched else _consensus(verdicts)
+    agreed = None if scope.branched and scope.branch is None else _consensus(verdicts)
     if agreed is not None:
         p.kind, p.text, p.expr, p.authmerging, p.states, p.reason = (
             agreed.kind, agreed.text, agreed.expr, agreed.authmerging, agreed.states, "")
@@ -169,11 +170,12 @@ class _Worlds:
 def _consensus(verdicts) -> ScopePlan | None:
     """The translation every world in which a section exists gives it, if they all give one.
 
-    For a section none of whose lines sits in an undecided branch inside it: read as a whole, the
-    configuration may put it together with sections it never meets (``<IfModule m>`` next to
-    ``<IfModule !m>``), but in each world it has its own meaning, which the fix may write."""
-    found = [other for _, other, _, _ in verdicts if other is not None and other.text is not None]
-    if not found or not all(_agrees(found[0], other, scope, methods) for _, other, scope, methods in verdicts):
+    For a section none of whose lines sits in an undecided branch inside it, or all of them in one
+    (the translation goes inside it): read as a whole, the configuration may put it together with
+    sections it never meets (``<IfModule m>`` next to ``<IfModule !m>``), but in each world it has its
+    own meaning, which the fix may write."""
+    found = [verdict[1] for verdict in verdicts if verdict[1] is not None and verdict[1].text is not None]
+    if not found or not all(_agrees(found[0], *verdict[1:]) for verdict in verdicts):
         return None
     return found[0]
 
@@ -239,8 +241,11 @@ def _meet(other: Scope, scope: Scope, model: Model) -> bool:
     return bool(other.own.authz22) and any(s is scope for group in predecessors(other, model) for s in group)
 
 
-def _agrees(p, other, scope: Scope | None, methods: list[str]) -> bool:
-    """Whether the section means in a world what ``p`` writes for it."""
+def _agrees(p, other, scope: Scope | None, methods: list[str], unread: bool = False) -> bool:
+    """Whether the section means in a world what ``p`` writes for it (``unread``: in that world the branch
+    holding all its lines, where ``p`` is written, is not read, so it must need nothing there)."""
+    if unread:
+        return other is None
     if other is not None:
         return other.text == p.text and other.authmerging == p.authmerging and (other.kind == "authtype") == (
             p.kind == "authtype")
