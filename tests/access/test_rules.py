@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from ruletest import configset, findings, fixed
 
 from httpd24.engine import Applicability, get, lint
 from httpd24.engine.registry import missing_doc_sections
 
+CORPUS = Path("/work/shared/corpus/files")
 AUTH = '    AuthType Basic\n    AuthName "r"\n    AuthUserFile /etc/users\n'
 
 
@@ -192,6 +195,34 @@ def test_ht505_ok(override):
 def test_htaccess_translated():
     migrated = fixed("Order deny,allow\nDeny from all\nAllow from 10.0.0.1\n", "HT501", name="site.htaccess")
     assert migrated == "Require ip 10.0.0.1\n"
+
+
+#: Lines inside <Limit> or <IfModule> in an .htaccess file are its own (they were read as server-level
+#: lines, "not allowed here", with no fix): the classic `<Limit GET POST>` .htaccess of the 2.2 era.
+HTACCESS_WRAPPED = {
+    "Limit": ("<Limit GET POST>\norder deny,allow\ndeny from all\nallow from 10.1.2.3\n</Limit>\n",
+              "<RequireAll>\n    Require method GET POST\n    Require ip 10.1.2.3\n</RequireAll>\n"
+              "<RequireAll>\n    Require all granted\n    Require not method GET POST\n</RequireAll>\n"),
+    "IfModule": ("<IfModule mod_ssl.c>\nOrder deny,allow\nDeny from all\nAllow from 10.1.2.3\n</IfModule>\n",
+                 "<IfModule mod_ssl.c>\nRequire ip 10.1.2.3\n</IfModule>\n"),
+}
+
+
+@pytest.mark.parametrize("name", ["cacti-cli-dual", "glpi-config-dual", "owncloud-config", "roundcube-1.1.4-config",
+                                  "wordpress-akismet-3.x-dual"])
+def test_corpus_htaccess_files_with_ifmodule_branches_are_not_refused(name):
+    """Real .htaccess files with 2.2/2.4 dual blocks: their Require lines were reported as standing outside
+    any section (HT506: httpd refuses to start) because they sit inside <IfModule>."""
+    path = CORPUS / f"{name}.htaccess"
+    found = lint(configset(path.read_bytes(), path.name), select=["HT5"])
+    assert not [f for f in found if f.severity == "error"], [f"{f.line}: {f.code} {f.message}" for f in found]
+
+
+@pytest.mark.parametrize("wrapper", HTACCESS_WRAPPED)
+def test_htaccess_lines_inside_limit_or_ifmodule_are_the_file_s_own(wrapper):
+    before, after = HTACCESS_WRAPPED[wrapper]
+    assert lint(configset(before, ".htaccess"), select=["HT506"]) == []
+    assert fixed(before, "HT501", name=".htaccess") == after
 
 
 @pytest.mark.parametrize(

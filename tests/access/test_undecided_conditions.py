@@ -221,3 +221,25 @@ def test_fixes_under_many_conditions_answer_as_the_original_in_every_world_tried
         cases.append(differential.Case(f"renamed {names}", reference(original, httpd), {"httpd.conf": translation}))
     assert_all_ok(differential.compare_many(cases, httpd=httpd), "fixes under many conditions")
 
+
+
+#: .htaccess files run as the DocumentRoot's <Directory> in the differential harness.
+HTACCESS = {
+    "lines in a branch": "<IfModule {m}>\nOrder deny,allow\nDeny from all\nAllow from 127.0.0.2\n</IfModule>\n",
+    "Limit": "<Limit GET POST>\norder deny,allow\ndeny from all\nallow from 127.0.0.2\n</Limit>\n",
+    "LimitExcept": "<LimitExcept GET>\nOrder allow,deny\nAllow from 127.0.0.1\n</LimitExcept>\n",
+}
+
+
+@pytest.mark.apache
+def test_htaccess_lines_in_a_branch_or_a_limit_answer_as_the_original(httpd, assert_all_ok):
+    cases = []
+    for name, text in HTACCESS.items():
+        migrated = migrate(ConfigSet.from_mapping({".htaccess": text.format(m=NOT_LOADED)}, entry=".htaccess"))
+        assert not [f for f in migrated.remaining if f.code.startswith("HT5")], name
+        for module in (LOADED, NOT_LOADED):
+            original = ConfigSet.from_mapping({".htaccess": text.format(m=module)}, entry=".htaccess")
+            candidate = migrated.files[".htaccess"].decode().replace(NOT_LOADED, module)
+            cases.append(differential.Case(f"{name} / {module}", normalize_22(original, differential.reference_target(httpd)),
+                                           {".htaccess": candidate}))
+    assert_all_ok(differential.compare_many(cases, httpd=httpd), ".htaccess")

@@ -631,7 +631,8 @@ class Builder:
 
     def scope_for(self, section: Section | None, vhost: Section | None, item: Item) -> Scope:
         if section is None:
-            if _is_htaccess(item.file) and not item.context:
+            if _is_htaccess(item.file) and vhost is None and not item.via:
+                # Its lines inside <Limit> or <IfModule> are its own too (item.context holds those).
                 key: object = ("htaccess", item.file)
                 if key not in self.scopes:
                     self._add(Scope("htaccess", None, item.file, len(self.order), dirpath=self._htaccess_dir(item.file)), key)
