@@ -379,10 +379,12 @@ def cmd_modules(args: argparse.Namespace, out, err) -> int:
         out.write(lines if lines.endswith("\n") or not lines else lines + "\n")
         if args.why:
             for module in requirements.modules:
-                reasons = "; ".join(
-                    f"{source.display(r.file) + ':' + str(r.line) + ' ' if r.file else ''}{r.directive} [{r.when}]"
-                    for r in module.reasons[:3]
-                )
+                shown: dict[str, None] = {}  # one line may need a module twice over (a directive and its provider)
+                for r in module.reasons:
+                    shown[f"{source.display(r.file) + ':' + str(r.line) + ' ' if r.file else ''}{r.directive} [{r.when}]"] = None
+                    if len(shown) == 3:
+                        break
+                reasons = "; ".join(shown)
                 out.write(f"# {module.name}: {reasons}\n")
         for name in requirements.unused:
             err.write(f"{source.label}: {name} is loaded but nothing in the configuration uses it\n")

@@ -296,3 +296,14 @@ def test_github_format_annotates_each_line_with_escaped_text(tmp_path):
     assert lines[1].startswith(f"::warning file={escaped},line=2,col=1,title=HT101 max-clients::HT101 MaxClients is renamed")
     assert lines[1].endswith("-> MaxRequestWorkers 150")
     assert run("lint", "--format", "github", "--select", "HT999", str(conf))[1] == ""
+
+
+def test_modules_why_names_each_reason_once(tmp_path):
+    """A Require line needs mod_authz_core twice over (the directive and its provider): one reason shown."""
+    conf = tmp_path / "site.conf"
+    conf.write_text("<Directory /srv/www>\n    Require all granted\n</Directory>\n")
+    code, out, _ = run("modules", "--why", str(conf))
+    assert code == 0
+    [why] = [line for line in out.splitlines() if line.startswith("# authz_core_module:")]
+    reasons = why.split(": ", 1)[1].split("; ")
+    assert len(reasons) == len(set(reasons)) and any("site.conf:2 Require all granted" in r for r in reasons), why
