@@ -381,7 +381,8 @@ def cmd_modules(args: argparse.Namespace, out, err) -> int:
             for module in requirements.modules:
                 shown: dict[str, None] = {}  # one line may need a module twice over (a directive and its provider)
                 for r in module.reasons:
-                    shown[f"{source.display(r.file) + ':' + str(r.line) + ' ' if r.file else ''}{r.directive} [{r.when}]"] = None
+                    where = f"{source.display(r.file)}:{r.line} " if r.file else ""
+                    shown[f"{where}{r.directive} [{r.when}]"] = None
                     if len(shown) == 3:
                         break
                 reasons = "; ".join(shown)

@@ -214,7 +214,8 @@ def test_fixes_under_many_conditions_answer_as_the_original_in_every_world_tried
     migrated = migrate(configset(SIBLINGS)).files["httpd.conf"].decode()
     loaded, not_loaded = MODULES[:2], MODULES[2:]
     renamings = [{}, dict(zip(loaded + not_loaded, not_loaded + loaded)),
-                 {loaded[0]: not_loaded[0], not_loaded[0]: loaded[0]}, {loaded[1]: not_loaded[1], not_loaded[1]: loaded[1]}]
+                 {loaded[0]: not_loaded[0], not_loaded[0]: loaded[0]},
+                 {loaded[1]: not_loaded[1], not_loaded[1]: loaded[1]}]
     cases = []
     for names in renamings:
         original, translation = (renamed(SIBLINGS, names), renamed(migrated, names))
@@ -233,13 +234,13 @@ HTACCESS = {
 
 @pytest.mark.apache
 def test_htaccess_lines_in_a_branch_or_a_limit_answer_as_the_original(httpd, assert_all_ok):
-    cases = []
+    cases, target = [], differential.reference_target(httpd)
     for name, text in HTACCESS.items():
         migrated = migrate(ConfigSet.from_mapping({".htaccess": text.format(m=NOT_LOADED)}, entry=".htaccess"))
         assert not [f for f in migrated.remaining if f.code.startswith("HT5")], name
         for module in (LOADED, NOT_LOADED):
             original = ConfigSet.from_mapping({".htaccess": text.format(m=module)}, entry=".htaccess")
             candidate = migrated.files[".htaccess"].decode().replace(NOT_LOADED, module)
-            cases.append(differential.Case(f"{name} / {module}", normalize_22(original, differential.reference_target(httpd)),
-                                           {".htaccess": candidate}))
+            reference = normalize_22(original, target)
+            cases.append(differential.Case(f"{name} / {module}", reference, {".htaccess": candidate}))
     assert_all_ok(differential.compare_many(cases, httpd=httpd), ".htaccess")

@@ -164,7 +164,8 @@ class _Worlds:
         if world.unsettled is not None or world.undecided:
             return "on more that they decide"
         world_plan = plan_as_read(world)
-        return view, world_plan.methods, {_key(p.scope): p for p in world_plan.scopes}, {_key(s): s for s in world.scopes}
+        plans = {_key(p.scope): p for p in world_plan.scopes}
+        return view, world_plan.methods, plans, {_key(s): s for s in world.scopes}
 
 
 def _consensus(verdicts) -> ScopePlan | None:
