@@ -60,8 +60,8 @@ def settle(plan: Plan) -> None:
     """Take the fix away from every section of ``plan`` whose translation some world does not share, and
     add, as needing a person, every section that some world must change while the plan as read leaves it.
 
-    Each section is tried only in the worlds of the conditions it depends on (:func:`_asked`), the
-    others read as read, so many conditions that each touch a few sections cost a few worlds each."""
+    Each section is tried only in the worlds of the conditions it depends on (:func:`_asked`), so many
+    conditions that each touch a few sections cost a few worlds each."""
     model = plan.model
     if model.unsettled is not None:
         where = model.unsettled
