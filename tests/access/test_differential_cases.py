@@ -80,6 +80,12 @@ LIMIT = [
      "    <Limit DELETE>\n        Order deny,allow\n        Deny from all\n        Allow from 127.0.0.1\n    </Limit>\n</Directory>\n"),
     ("limit satisfy any", DOCROOT + f"<Location /a>\n{AUTH}    Require valid-user\n    Order deny,allow\n    Deny from all\n"
      "    Allow from 127.0.0.1\n    <Limit GET>\n        Satisfy Any\n    </Limit>\n</Location>\n"),
+    # 2.4 grants the methods none of a section's Require lines applies to when they all sit in <Limit>:
+    # here 2.2 denies GET /c (inherited address rules, no Require for GET). Found by the random proof
+    # (seed 1865002328, index 69): the section was left alone as already 2.4.
+    ("limit only require, inherited deny", DOCROOT + f"<Directory />\n    Order mutual-failure\n    Satisfy Any\n{AUTH}"
+     "    Require user alice\n</Directory>\n<Location /c>\n    <Limit DELETE>\n"
+     f"{AUTH.replace('    ', '        ')}        Require user alice\n    </Limit>\n</Location>\n"),
 ]
 
 INHERITANCE = [

@@ -22,6 +22,7 @@ from . import authz22
 from . import expr as X
 from .hosts import Entry
 from .model import (
+    AUTHZ_CONTAINERS,
     OTHER,
     Effective,
     Host,
@@ -769,10 +770,18 @@ def uses_dbm_groups(model: Model) -> bool:
 
 
 def own_expr_24(d: Scope, methods: list[str]) -> X.Expr | None:
-    """What the scope's own Require lines mean on pure 2.4 (they replace what is inherited)."""
-    if d.own.authz is None:
+    """What the scope's own Require lines mean on pure 2.4 (they replace what is inherited).
+
+    None when every one of them sits in <Limit>/<LimitExcept>: 2.4 then grants the methods none of
+    them applies to (mod_authz_core skips a Require section whose methods exclude the request's, and
+    so the implicit <RequireAny> that holds only such lines), where their expression denies them."""
+    own = d.own
+    if own.authz is None:
         return None
-    return X.simplify(d.own.authz)
+    if own.requires and not any(key in own.items for key in AUTHZ_CONTAINERS) and all(
+            not line.methods.is_all for line in own.requires):
+        return None
+    return X.simplify(own.authz)
 
 
 @dataclass
