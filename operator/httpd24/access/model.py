@@ -595,10 +595,14 @@ def _holds(condition: Section) -> bool:
     return not condition.args[0].startswith("!")
 
 
-def _questions(sections, target: Target) -> list[tuple[tuple[str, str], Section]]:
+#: An undecided condition, ("module", "ssl_module") or ("define", "SSL"), with the section that asks it.
+Question = tuple[tuple[str, str], Section]
+
+
+def _questions(sections, target: Target) -> list[Question]:
     """The undecided conditions among ``sections``, each with the section that asks it; none when one
     of them is a version httpd24 cannot compare (no assumption settles that)."""
-    questions: list[tuple[tuple[str, str], Section]] = []
+    questions: list[Question] = []
     for section in sections:
         if section.key == "ifversion" and target.if_version(list(section.args)) is Liveness.UNKNOWN:
             return []
@@ -763,7 +767,7 @@ class Builder:
             scope.own.errors.append((item, OUTSIDE_A_SECTION))
         return scope
 
-    def _note_undecided(self, item: Item, outer: Section | None):
+    def _note_undecided(self, item: Item, outer: Section | None) -> tuple[list[Question], list[Question]]:
         """Record the undecided conditions between an access line and its section (``outer``; None: the
         server), or the line itself when none of them can be tried (:mod:`.worlds`).
 
@@ -785,7 +789,7 @@ class Builder:
         liveness = self.view.liveness(outer) if outer is not None else (Liveness.UNKNOWN if orphan else Liveness.LIVE)
         if liveness is Liveness.LIVE:
             self.unsettled = item
-        return around, ()
+        return around, []
 
     def _note_mapping(self, item: Item, vhost: Section | None, prefix: str | None) -> None:
         """Record the undecided conditions around a line that decides where URLs map (read as if httpd

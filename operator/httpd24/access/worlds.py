@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import replace
+from typing import NamedTuple
 
 from ..config import Liveness, View
 from ..config.gcpause import gc_paused
@@ -46,6 +47,16 @@ MAX_CONDITIONS = 3
 #: the sections still to check need a person.
 MAX_WORLDS = 32
 ADVICE = "say what the server loads and defines (httpd24 --module/--define) or write the condition out"
+
+
+class Verdict(NamedTuple):
+    """A section in one world: its plan there and what :func:`_agrees` needs to compare a fix with it."""
+
+    answers: tuple[bool, ...]
+    other: ScopePlan | None  # its plan in that world (None: nothing to change there)
+    scope: Scope | None  # the section as that world reads it
+    methods: list[str]
+    unread: bool  # the branch that holds all its lines is not read there
 
 
 def make_plan(model: Model) -> Plan:
@@ -101,7 +112,7 @@ def _settle_scope(plan: Plan, scope: Scope, p: ScopePlan | None, questions, worl
             continue
         other = planned.get(key)
         unread = scope.branch is not None and not view.is_live(scope.branch.children[0])
-        verdicts.append((answers, other, scopes.get(key), methods, unread))
+        verdicts.append(Verdict(answers, other, scopes.get(key), methods, unread))
         if p is None and other is not None:
             change = f"it needs `{one_line(other.text)}`" if other.text is not None else "it needs a person"
             p = ScopePlan(scope, other.kind, reason=_depends(labels, questions, answers, change))
@@ -109,7 +120,7 @@ def _settle_scope(plan: Plan, scope: Scope, p: ScopePlan | None, questions, worl
     if p is None:
         return
     if p.text is not None:
-        wrong = next((verdict[0] for verdict in verdicts if not _agrees(p, *verdict[1:])), None)
+        wrong = next((v.answers for v in verdicts if not _agrees(p, v)), None)
         if wrong is None:
             return
         reason = _depends(labels, questions, wrong, "it means something else")
@@ -175,8 +186,8 @@ def _consensus(verdicts) -> ScopePlan | None:
     (the translation goes inside it): read as a whole, the configuration may put it together with
     sections it never meets (``<IfModule m>`` next to ``<IfModule !m>``), but in each world it has its
     own meaning, which the fix may write."""
-    found = [verdict[1] for verdict in verdicts if verdict[1] is not None and verdict[1].text is not None]
-    if not found or not all(_agrees(found[0], *verdict[1:]) for verdict in verdicts):
+    found = [v.other for v in verdicts if v.other is not None and v.other.text is not None]
+    if not found or not all(_agrees(found[0], v) for v in verdicts):
         return None
     return found[0]
 
@@ -242,17 +253,17 @@ def _meet(other: Scope, scope: Scope, model: Model) -> bool:
     return bool(other.own.authz22) and any(s is scope for group in predecessors(other, model) for s in group)
 
 
-def _agrees(p, other, scope: Scope | None, methods: list[str], unread: bool = False) -> bool:
-    """Whether the section means in a world what ``p`` writes for it (``unread``: in that world the branch
-    holding all its lines, where ``p`` is written, is not read, so it must need nothing there)."""
-    if unread:
-        return other is None
-    if other is not None:
-        return other.text == p.text and other.authmerging == p.authmerging and (other.kind == "authtype") == (
-            p.kind == "authtype")
-    if scope is None or scope.own.has_compat or p.authmerging or p.kind == "authtype":
+def _agrees(p, v: Verdict) -> bool:
+    """Whether the section means in the world of ``v`` what ``p`` writes for it (where the branch that
+    holds all its lines, and so ``p``, is not read, it must need nothing)."""
+    if v.unread:
+        return v.other is None
+    if v.other is not None:
+        return v.other.text == p.text and v.other.authmerging == p.authmerging and (
+            v.other.kind == "authtype") == (p.kind == "authtype")
+    if v.scope is None or v.scope.own.has_compat or p.authmerging or p.kind == "authtype":
         return False  # nothing of its own (it inherits), or something the plan left alone
-    own = own_expr_24(scope, methods)
+    own = own_expr_24(v.scope, v.methods)
     return own is not None and X.render(own) == p.text
 
 
