@@ -11,6 +11,7 @@ import re
 
 import pytest
 
+from httpd24.access import build, decide_compat
 from httpd24.apache import differential
 from httpd24.config import ConfigSet
 from test_differential_harness import AUTH, DOCROOT, RULE6, STATUS_22
@@ -88,6 +89,25 @@ LIMIT = [
      f"{AUTH.replace('    ', '        ')}        Require user alice\n    </Limit>\n</Location>\n"),
 ]
 
+#: Mixed 2.2/2.4: mod_authz_core skips a Require line or container limited to other methods, as GRANTED
+#: under an AND (the top of a section's tree, AuthMerging And) and NEUTRAL under an OR.
+HYBRID_LIMIT = [
+    ("hybrid limit require ip", DOCROOT + "<Directory /srv/www>\n    Order allow,deny\n    Allow from all\n"
+     "</Directory>\n<Directory /srv/www/a>\n    <Limit POST>\n        Require ip 127.0.0.2\n    </Limit>\n</Directory>\n"),
+    ("hybrid limit require container", DOCROOT + "<Directory /srv/www>\n    Order allow,deny\n    Allow from all\n"
+     "</Directory>\n<Directory /srv/www/a>\n    <LimitExcept GET>\n        <RequireAny>\n            Require ip 127.0.0.2\n"
+     "            Require env HTTPD24_A\n        </RequireAny>\n    </LimitExcept>\n</Directory>\n"),
+    ("hybrid limit post container", DOCROOT + "<Directory /srv/www/a>\n    Order allow,deny\n    Allow from all\n"
+     "    <Limit POST>\n        <RequireAll>\n            Require ip 127.0.0.2\n"
+     "            Require not env HTTPD24_A\n        </RequireAll>\n    </Limit>\n</Directory>\n"),
+    ("hybrid limit require, authmerging and", DOCROOT + "<Directory /srv/www>\n    Order allow,deny\n    Allow from all\n"
+     "</Directory>\n<Directory /srv/www/a>\n    Require ip 127.0.0.1 127.0.0.2\n</Directory>\n<Directory /srv/www/a/b>\n"
+     "    AuthMerging And\n    <Limit POST>\n        Require ip 127.0.0.2\n    </Limit>\n</Directory>\n"),
+    ("hybrid limit require, authmerging or", DOCROOT + "<Directory /srv/www>\n    Order allow,deny\n    Allow from all\n"
+     "</Directory>\n<Directory /srv/www/a>\n    Require ip 127.0.0.1\n</Directory>\n<Directory /srv/www/a/b>\n"
+     "    AuthMerging Or\n    <Limit POST>\n        Require ip 127.0.0.2\n    </Limit>\n</Directory>\n"),
+]
+
 INHERITANCE = [
     ("child only Satisfy", DOCROOT + f"<Directory /srv/www>\n    Order deny,allow\n    Deny from all\n    Allow from 127.0.0.1\n"
      f"{AUTH}    Require valid-user\n</Directory>\n<Directory /srv/www/a>\n    Satisfy Any\n</Directory>\n"),
@@ -134,6 +154,21 @@ def test_translation_matches(httpd, translation_cases, assert_all_ok, group):
     # explicit, must answer as the real servers here (virtual hosts are not judged).
     wrong = {label: differential.against_model(r, text)[:3] for (label, text), r in zip(items, reports)
              if "<VirtualHost" not in text and differential.against_model(r, text)}
+    assert wrong == {}
+
+
+def test_limited_require_answers_as_on_2_4_with_compat(httpd, translation_cases, assert_all_ok):
+    """The translation answers as the original does on 2.4 with mod_access_compat, and so does the
+    model of that server (2.2 refuses `Require ip`, so the model of 2.2 does not judge these)."""
+    reports = differential.compare_many(translation_cases(HYBRID_LIMIT), httpd=httpd)
+    assert_all_ok(reports, "mixed <Limit>")
+    wrong = {}
+    for (label, text), report in zip(HYBRID_LIMIT, reports):
+        model = build(configset(text))
+        bad = [f"{q.describe()}: server {reference}" for q, (reference, _candidate) in report.statuses.items()
+               if differential.access_answer(reference) != decide_compat(model, differential.model_request(q, report))]
+        if bad:
+            wrong[label] = bad[:3]
     assert wrong == {}
 
 

@@ -41,7 +41,21 @@ class AnyOf:
     negate: bool = False
 
 
-Expr = Union[Leaf, All, AnyOf]
+@dataclass(frozen=True)
+class Limited:
+    """A Require line or container written in ``<Limit>``/``<LimitExcept>`` (only read from a configuration).
+
+    mod_authz_core skips a section whose methods (for a container: those of all its lines) exclude
+    the request's, as GRANTED under an AND (and at the top of a section's tree) and NEUTRAL under an OR:
+    no Require expression says that in every context, so :func:`for_method` writes it out for one method.
+    """
+
+    methods: "Methods"
+    item: "Expr"
+    negate: bool = False  # never set: the line's own `not` is the item's
+
+
+Expr = Union[Leaf, All, AnyOf, Limited]
 
 TRUE = Leaf("all", ("granted",))
 FALSE = Leaf("all", ("denied",))
@@ -55,6 +69,8 @@ USER_PROVIDERS = frozenset(
 def is_user(e: Expr) -> bool:
     if isinstance(e, Leaf):
         return e.provider in USER_PROVIDERS or e.provider.startswith("ldap-") or e.provider.startswith("dbd-")
+    if isinstance(e, Limited):
+        return is_user(e.item)
     return any(is_user(i) for i in e.items)
 
 
@@ -94,11 +110,43 @@ def from_section(section: Section, args) -> Expr:
     return AnyOf(tuple(items))
 
 
-def method_leaf(methods: "Methods") -> Expr:
-    names = tuple(sorted(methods.names))
-    if methods.inverted:
-        return All((TRUE, Leaf("method", names, True)))
-    return Leaf("method", names)
+def limited(methods: "Methods", e: Expr) -> Expr:
+    """``e`` as written in ``<Limit>``/``<LimitExcept>`` for ``methods`` (itself outside them)."""
+    return e if methods.is_all else Limited(methods, e)
+
+
+def limited_names(e: Expr) -> frozenset[str]:
+    """The methods the ``<Limit>``/``<LimitExcept>`` sections around parts of ``e`` name."""
+    if isinstance(e, Leaf):
+        return frozenset()
+    if isinstance(e, Limited):
+        return e.methods.names
+    return frozenset().union(*(limited_names(i) for i in e.items))
+
+
+def reaches(e: Expr, method: str) -> bool:
+    """Whether mod_authz_core evaluates ``e`` for ``method`` (a container: when any of its lines applies)."""
+    if isinstance(e, Leaf):
+        return True
+    if isinstance(e, Limited):
+        return method in e.methods
+    return any(reaches(i, method) for i in e.items)
+
+
+def for_method(e: Expr, method: str, under_and: bool = True) -> Expr | None:
+    """``e`` without :class:`Limited` parts, as httpd evaluates it for ``method`` (by default at the top
+    of a section's tree, which httpd evaluates as under an AND); None for nothing (NEUTRAL).
+
+    A part skipped under an AND is GRANTED (TRUE), under an OR NEUTRAL (left out)."""
+    if isinstance(e, Leaf):
+        return e
+    if not reaches(e, method):
+        return TRUE if under_and else None
+    if isinstance(e, Limited):
+        return for_method(e.item, method, under_and)
+    is_and = isinstance(e, All)
+    items = tuple(i for i in (for_method(item, method, is_and) for item in e.items) if i is not None)
+    return type(e)(items, e.negate)
 
 
 # -- simplification --------------------------------------------------------------------------
@@ -330,13 +378,18 @@ def _dbm_groups(request: "Request") -> frozenset[str]:
     return request.groups if request.dbm_groups is None else request.dbm_groups
 
 
-def evaluate(e: Expr, request: "Request", user: str | None) -> str:
+def evaluate(e: Expr, request: "Request", user: str | None, under_and: bool = True) -> str:
+    """``apply_authz_sections``; the top of a section's tree is evaluated as under an AND."""
     if isinstance(e, Leaf):
         return _leaf_result(e, request, user)
+    if not reaches(e, request.method):
+        return GRANTED if under_and else NEUTRAL
+    if isinstance(e, Limited):
+        return evaluate(e.item, request, user, under_and)
     is_and = isinstance(e, All)
     result = NEUTRAL
     for item in e.items:
-        child = evaluate(item, request, user)
+        child = evaluate(item, request, user, is_and)
         if child == NEUTRAL:
             continue
         if is_and:

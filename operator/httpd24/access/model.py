@@ -69,6 +69,12 @@ class Methods:
     def is_all(self) -> bool:
         return self.inverted and not self.names
 
+    def union(self, other: "Methods") -> "Methods":
+        return self.complement().intersect(other.complement()).complement()
+
+    def complement(self) -> "Methods":
+        return Methods(self.names, not self.inverted)
+
     def intersect(self, other: "Methods") -> "Methods":
         if self.is_all:
             return other
@@ -843,16 +849,14 @@ class Builder:
                 self.hybrid_items.append(item)
                 section_node = item.node
                 assert isinstance(section_node, Section)
-                tree = X.from_section(section_node, item.args)
+                tree = X.limited(methods, X.from_section(section_node, item.args))
                 own.authz = tree if own.authz is None else X.AnyOf((own.authz, tree))
         elif key == "require":
             if in_container:
                 return  # part of a container read above
             line = RequireLine(tuple(args), methods)
             own.requires = (own.requires or ()) + (line,)
-            leaf = X.from_require(args)
-            if methods is not ALL_METHODS and not methods.is_all:
-                leaf = X.All((X.method_leaf(methods), leaf))
+            leaf = X.limited(methods, X.from_require(args))
             own.authz = leaf if own.authz is None else X.AnyOf((own.authz, leaf))
             if line.provider in NATIVE_24_PROVIDERS:
                 self.hybrid_items.append(item)

@@ -22,7 +22,6 @@ from . import authz22
 from . import expr as X
 from .hosts import Entry
 from .model import (
-    AUTHZ_CONTAINERS,
     OTHER,
     Effective,
     Host,
@@ -503,7 +502,7 @@ def state_expr(state: Effective, method: str, mode: Mode, order: authz22.Order) 
         if r is None:
             return h
     else:
-        r = state.authz
+        r = X.for_method(state.authz, method) if state.authz is not None else None
         if r is None:
             if satisfy == "all":
                 if state.authtype is None or h == X.FALSE:
@@ -524,8 +523,8 @@ def methods_of(model: Model) -> list[str]:
             names |= own.host.mentioned_methods
         for _, m in own.satisfy or ():
             names |= m.names
-        for line in own.requires or ():
-            names |= line.methods.names
+        if own.authz is not None:
+            names |= X.limited_names(own.authz)
     return sorted(names) + [OTHER]
 
 
@@ -553,7 +552,11 @@ def full_expr(state: Effective, mode: Mode, methods: list[str], order: authz22.O
 
 
 def _full_expr(state: Effective, mode: Mode, methods: list[str], order: authz22.Order) -> X.Expr:
-    by_method = {m: X.simplify(state_expr(state, m, mode, order)) for m in methods}
+    return _joined({m: X.simplify(state_expr(state, m, mode, order)) for m in methods}, methods)
+
+
+def _joined(by_method: dict[str, X.Expr], methods: list[str]) -> X.Expr:
+    """One expression from one per method: ``Require method`` branches where they differ."""
     distinct: list[X.Expr] = []
     for e in by_method.values():
         if e not in distinct:
@@ -770,18 +773,12 @@ def uses_dbm_groups(model: Model) -> bool:
 
 
 def own_expr_24(d: Scope, methods: list[str]) -> X.Expr | None:
-    """What the scope's own Require lines mean on pure 2.4 (they replace what is inherited).
-
-    None when every one of them sits in <Limit>/<LimitExcept>: 2.4 then grants the methods none of
-    them applies to (mod_authz_core skips a Require section whose methods exclude the request's, and
-    so the implicit <RequireAny> that holds only such lines), where their expression denies them."""
-    own = d.own
-    if own.authz is None:
+    """What the scope's own Require lines mean on pure 2.4 (they replace what is inherited), in the
+    plan's form (:func:`full_expr`), so that lines already 2.4 compare equal to what the plan writes."""
+    authz = d.own.authz
+    if authz is None:
         return None
-    if own.requires and not any(key in own.items for key in AUTHZ_CONTAINERS) and all(
-            not line.methods.is_all for line in own.requires):
-        return None
-    return X.simplify(own.authz)
+    return _joined({m: X.simplify(X.for_method(authz, m)) for m in methods}, methods)
 
 
 @dataclass

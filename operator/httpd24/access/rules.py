@@ -21,6 +21,7 @@ from .plan import (
     inherited,
     load_order,
     one_line,
+    own_expr_24,
     recorded_after,
     methods_of,
     shadowed_in_some_context,
@@ -219,7 +220,7 @@ class HybridAccess(_PlanRule):
         text = f"{_where(p.scope)}: 2.2 (Order/Allow/Deny/Satisfy) and 2.4 (Require) access directives are mixed"
         own = p.scope.own
         if not own.has_compat and own.authz is not None and p.expr is not None:
-            mine = X.render(X.simplify(own.authz))
+            mine = X.render(own_expr_24(p.scope, methods_of(model)))
             if mine != X.render(p.expr):
                 text += f"; its own `{one_line(mine)}` does not decide alone: inherited Order/Allow/Deny/Satisfy take precedence"
         return text + (

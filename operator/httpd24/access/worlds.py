@@ -57,6 +57,7 @@ class Verdict(NamedTuple):
     scope: Scope | None  # the section as that world reads it
     methods: list[str]
     unread: bool  # the branch that holds all its lines is not read there
+    alone: bool  # no other section with access control meets it there: an AuthMerging changes nothing
 
 
 def make_plan(model: Model) -> Plan:
@@ -107,12 +108,14 @@ def _settle_scope(plan: Plan, scope: Scope, p: ScopePlan | None, questions, worl
         if isinstance(world, str):
             _needs_a_person(plan, scope, p, f"its access control depends on {labels}, and {world}; {ADVICE}")
             return
-        view, methods, planned, scopes = world
+        view, methods, planned, scopes, world_model = world
         if not _exists(scope, view):
             continue
         other = planned.get(key)
         unread = scope.branch is not None and not view.is_live(scope.branch.children[0])
-        verdicts.append(Verdict(answers, other, scopes.get(key), methods, unread))
+        there = scopes.get(key)
+        alone = there is not None and not any(s.own.has_access for found in predecessors(there, world_model) for s in found)
+        verdicts.append(Verdict(answers, other, there, methods, unread, alone))
         if p is None and other is not None:
             change = f"it needs `{one_line(other.text)}`" if other.text is not None else "it needs a person"
             p = ScopePlan(scope, other.kind, reason=_depends(labels, questions, answers, change))
@@ -155,7 +158,7 @@ class _Worlds:
         self.built: dict[frozenset, object] = {}
 
     def get(self, scope: Scope, mine: list, answers) -> tuple | str:
-        """(view, methods, plans by section, scopes by section) of that world, or why there is none."""
+        """(view, methods, plans by section, scopes by section, model) of that world, or why there is none."""
         chosen = dict.fromkeys(self.questions, True)
         chosen.update({(kind, name): holds for kind, name, holds in scope.around if (kind, name) in chosen})
         chosen.update(zip(mine, answers))
@@ -176,7 +179,7 @@ class _Worlds:
             return "on more that they decide"
         world_plan = plan_as_read(world)
         plans = {_key(p.scope): p for p in world_plan.scopes}
-        return view, world_plan.methods, plans, {_key(s): s for s in world.scopes}
+        return view, world_plan.methods, plans, {_key(s): s for s in world.scopes}, world
 
 
 def _consensus(verdicts) -> ScopePlan | None:
@@ -261,7 +264,7 @@ def _agrees(p, v: Verdict) -> bool:
     if v.other is not None:
         return v.other.text == p.text and v.other.authmerging == p.authmerging and (
             v.other.kind == "authtype") == (p.kind == "authtype")
-    if v.scope is None or v.scope.own.has_compat or p.authmerging or p.kind == "authtype":
+    if v.scope is None or v.scope.own.has_compat or (p.authmerging and not v.alone) or p.kind == "authtype":
         return False  # nothing of its own (it inherits), or something the plan left alone
     own = own_expr_24(v.scope, v.methods)
     return own is not None and X.render(own) == p.text
