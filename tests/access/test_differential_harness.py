@@ -354,9 +354,21 @@ DIRECTORY_MATCH_24 = {
 }
 
 
+# `Require group` finds the user in no group where no AuthGroupFile applies (here: outside /a).
+GROUP_WITHOUT_FILE_24 = f"""\
+DocumentRoot /srv/www
+<Directory /srv/www>
+{AUTH}    Require group admins
+</Directory>
+<Directory /srv/www/a>
+    AuthGroupFile /etc/httpd/groups
+</Directory>
+"""
+
+
 @pytest.mark.parametrize(
-    "text", [GROUP_MERGE_24, GROUP_MERGE_24_FILES, *DIRECTORY_MATCH_24.values()],
-    ids=["location-group", "files-group", *DIRECTORY_MATCH_24],
+    "text", [GROUP_MERGE_24, GROUP_MERGE_24_FILES, *DIRECTORY_MATCH_24.values(), GROUP_WITHOUT_FILE_24],
+    ids=["location-group", "files-group", *DIRECTORY_MATCH_24, "group-without-file"],
 )
 def test_model_answers_as_real_2_4(httpd, access, text):
     """The model's 2.4 evaluation (decide_24), which the 2.2 model shares its section matching with."""

@@ -122,7 +122,7 @@ def _conf(confs: dict[str, ModuleConf], module: str) -> ModuleConf:
     return confs.get(module) or ModuleConf()
 
 
-def _configured(confs: dict[str, ModuleConf], module: str) -> bool:
+def is_configured(confs: dict[str, ModuleConf], module: str) -> bool:
     return module in ("authz_user", "authz_owner") or _conf(confs, module).configured
 
 
@@ -232,7 +232,7 @@ def grantors(kind: str, confs: dict[str, ModuleConf]) -> tuple[str, ...]:
 
 def refuses(module: str, kinds: set[str], confs: dict[str, ModuleConf]) -> bool:
     """Whether the module answers 401 to a user none of its own lines admits."""
-    if not _conf(confs, module).authoritative or not _configured(confs, module):
+    if not _conf(confs, module).authoritative or not is_configured(confs, module):
         return False
     if module == "authz_user":
         return "user" in kinds and "valid-user" not in kinds  # valid-user: OK for anyone
@@ -339,7 +339,7 @@ def admits(words: Iterable[Sequence[str]], confs: dict[str, ModuleConf], order: 
     member = set(groups)
     dbm_member = member if dbm_groups is None else set(dbm_groups)
     for module in order.full():
-        if not _configured(confs, module):
+        if not is_configured(confs, module):
             continue
         mine = [line for line in lines if module in grantors(line.kind, confs)]
         if module == "authz_user":

@@ -230,7 +230,8 @@ def merge(parent: Effective, own: Own, mode: Mode) -> Effective:
             authz = X.AnyOf((parent.authz, own.authz))
         else:
             authz = own.authz
-    return Effective(host=host, satisfy=satisfy, requires=(), authz=authz, authtype=own.authtype or parent.authtype)
+    return Effective(host=host, satisfy=satisfy, requires=(), authz=authz, authtype=own.authtype or parent.authtype,
+                     authz22=authz22.merged(parent.authz22, own.authz22))
 
 
 #: Sections httpd 2.4 merges among themselves before merging the result onto what came before
@@ -952,7 +953,20 @@ def decide_effective(state: Effective, request: Request, mode: Mode = "2.2", ord
         return OK
     if satisfy == "all" and not host_ok:
         return FORBIDDEN
-    return X.decide24(state.authz, state.authtype, request)
+    return X.decide24(state.authz, state.authtype, _groups_24(request, state))
+
+
+def _groups_24(request: Request, state: Effective) -> Request:
+    """``request`` as 2.4's group providers see it: where no AuthGroupFile (AuthDBMGroupFile) applies,
+    mod_authz_groupfile (mod_authz_dbm) finds the user in no group (AH01664: "No group file was specified")."""
+    confs = dict(state.authz22)
+    groupfile = authz22.is_configured(confs, "authz_groupfile")
+    dbm = authz22.is_configured(confs, "authz_dbm")
+    if groupfile and dbm:
+        return request
+    groups = request.groups if groupfile else frozenset()
+    dbm_groups = (request.groups if request.dbm_groups is None else request.dbm_groups) if dbm else frozenset()
+    return replace(request, groups=groups, dbm_groups=dbm_groups)
 
 
 def decide_22(configset_or_model: ConfigSet | Model, request: Request) -> int:
@@ -972,7 +986,7 @@ def decide_24(configset_or_model: ConfigSet | Model, request: Request) -> int:
     """The status of pure 2.4 (no mod_access_compat): only the Require tree counts."""
     model = configset_or_model if isinstance(configset_or_model, Model) else build(configset_or_model)
     state = model.effective(request, "compat")
-    return X.decide24(state.authz, state.authtype, request)
+    return X.decide24(state.authz, state.authtype, _groups_24(request, state))
 
 
 def errors(model: Model) -> Iterable[tuple[Scope, Item, str]]:
