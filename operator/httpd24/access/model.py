@@ -483,9 +483,11 @@ class Model:
         key = id(vhost) if vhost is not None else None
         aliases = self.aliases.get(key, []) + self.aliases.get(None, []) if key is not None else self.aliases.get(None, [])
         for prefix, target in aliases:
+            # mod_alias's alias_matches: the prefix's last component matches whole, and an Alias
+            # ending in "/" only URLs that go on after it (`Alias /c/` maps /c/x, not /c).
             p = prefix.rstrip("/")
-            if url == p or url.startswith(p + "/") or (prefix.endswith("/") and url.startswith(prefix)):
-                rest = url[len(p):] if url.startswith(p) else url
+            if url.startswith(prefix) if prefix.endswith("/") else (url == p or url.startswith(p + "/")):
+                rest = url[len(p):]
                 return target.rstrip("/") + rest if rest else target
         root = self.document_root.get(key) or self.document_root.get(None) or "/usr/local/apache2/htdocs"
         return root.rstrip("/") + url
