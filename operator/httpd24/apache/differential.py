@@ -553,8 +553,8 @@ def _urls(unit: _Unit, alias_fs: str = "/__fs") -> list[str]:
 
 def _fs_for_url(unit: _Unit, url: str, alias_fs: str = "/__fs") -> str | None:
     for prefix, target in sorted(unit.aliases, key=lambda a: -len(a[0])):
-        p = prefix.rstrip("/")
-        if url == p or url.startswith(p + "/"):
+        p = prefix.rstrip("/")  # as mod_alias matches: `Alias /c/` maps /c/x, not /c
+        if url.startswith(prefix) if prefix.endswith("/") else (url == p or url.startswith(p + "/")):
             return target.rstrip("/") + url[len(p):]
     if url.startswith(alias_fs + "/"):
         return url[len(alias_fs):]
@@ -571,6 +571,9 @@ def _build_tree(fs_root: Path, plans: Sequence[tuple[_Unit, Sequence[str]]]) -> 
     dirs: set[str] = set()
     files: set[str] = set()
     for unit, urls in plans:
+        # What a <Directory> names is a directory, as on a real server, even where no URL needs it as one
+        # (under `Alias /c/ …`, /c still maps to the DocumentRoot's c, and <Directory …/c> applies to it).
+        dirs.update(unit.dirs)
         handler = [h.rstrip("/") for h in unit.handler_locations if h.rstrip("/")]
         for url in urls:
             if any(url == h or url.startswith(h + "/") for h in handler):
