@@ -81,6 +81,9 @@ LIMIT = [
      "    <Limit DELETE>\n        Order deny,allow\n        Deny from all\n        Allow from 127.0.0.1\n    </Limit>\n</Directory>\n"),
     ("limit satisfy any", DOCROOT + f"<Location /a>\n{AUTH}    Require valid-user\n    Order deny,allow\n    Deny from all\n"
      "    Allow from 127.0.0.1\n    <Limit GET>\n        Satisfy Any\n    </Limit>\n</Location>\n"),
+    ("limitexcept require under inherited allow", DOCROOT + "<Directory /srv/www>\n    Order allow,deny\n"
+     f"    Allow from all\n</Directory>\n<Location /a>\n{AUTH}    <LimitExcept GET OPTIONS>\n        Require valid-user\n"
+     "    </LimitExcept>\n</Location>\n"),
     # 2.4 grants the methods none of a section's Require lines applies to when they all sit in <Limit>:
     # here 2.2 denies GET /c (inherited address rules, no Require for GET). Found by the random proof
     # (seed 1865002328, index 69): the section was left alone as already 2.4.

@@ -108,6 +108,16 @@ def test_per_method_rules_use_require_method():
     )
 
 
+def test_require_in_limitexcept_that_means_the_same_on_2_4_is_kept():
+    """The WebDAV idiom: 2.2 asked no password for the methods the <LimitExcept> names, and 2.4 skips a
+    Require whose methods exclude the request's, so the lines stay as they are (not rewritten into
+    `Require method` branches); only the inherited address rules are translated. Proven on apache2 by
+    the "limitexcept require under inherited allow" case of test_differential_cases."""
+    text = "DocumentRoot /srv\n" + section("Order allow,deny\nAllow from all\n")
+    dav = section(AUTH + "<LimitExcept GET OPTIONS PROPFIND>\n    Require valid-user\n</LimitExcept>\n", "<Location /dav>")
+    assert tr(text + dav) == "DocumentRoot /srv\n" + section("Require all granted\n") + dav
+
+
 def test_child_only_satisfy_gets_parent_address_rules():
     text = section(AUTH + "Require valid-user\nOrder deny,allow\nDeny from all\nAllow from 10.0.0.1\nSatisfy Any\n")
     text += section("Satisfy All\n", "<Directory /srv/sub>")
