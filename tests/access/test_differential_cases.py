@@ -92,9 +92,10 @@ LIMIT = [
      f"{AUTH.replace('    ', '        ')}        Require user alice\n    </Limit>\n</Location>\n"),
 ]
 
-#: Mixed 2.2/2.4: mod_authz_core skips a Require line or container limited to other methods, as GRANTED
-#: under an AND (the top of a section's tree, AuthMerging And) and NEUTRAL under an OR.
-HYBRID_LIMIT = [
+#: Mixed 2.2/2.4 sections, translated to answer as 2.4 + mod_access_compat does.
+HYBRID = [
+    # mod_authz_core skips a Require line or container limited to other methods, as GRANTED under an
+    # AND (the top of a section's tree, AuthMerging And) and NEUTRAL under an OR.
     ("hybrid limit require ip", DOCROOT + "<Directory /srv/www>\n    Order allow,deny\n    Allow from all\n"
      "</Directory>\n<Directory /srv/www/a>\n    <Limit POST>\n        Require ip 127.0.0.2\n    </Limit>\n</Directory>\n"),
     ("hybrid limit require container", DOCROOT + "<Directory /srv/www>\n    Order allow,deny\n    Allow from all\n"
@@ -109,6 +110,26 @@ HYBRID_LIMIT = [
     ("hybrid limit require, authmerging or", DOCROOT + "<Directory /srv/www>\n    Order allow,deny\n    Allow from all\n"
      "</Directory>\n<Directory /srv/www/a>\n    Require ip 127.0.0.1\n</Directory>\n<Directory /srv/www/a/b>\n"
      "    AuthMerging Or\n    <Limit POST>\n        Require ip 127.0.0.2\n    </Limit>\n</Directory>\n"),
+    # mod_authz_core's merge when a section sets AuthMerging but has no Require line: `And`/`Or` keeps what
+    # is inherited and, as the last of a Location group, says how the group joins the directories' lines;
+    # an explicit `Off` takes the inherited lines away.
+    ("authmerging or without require ends a location group", DOCROOT + "<Location /a>\n    Order mutual-failure\n"
+     f"    Deny from 127.0.0.8/29\n{GROUPS}    Require group admins\n</Location>\n<Location /a/b>\n    AuthMerging Or\n"
+     "    Order Deny,Allow\n    Allow from 127.1.2\n</Location>\n<Directory />\n    <RequireAny>\n"
+     "        Require ip 127.0.0.2\n        Require env HTTPD24_A\n    </RequireAny>\n</Directory>\n"),
+    ("authmerging off without require", DOCROOT + "<Directory /srv/www>\n    Order allow,deny\n    Allow from all\n"
+     "    Require ip 127.0.0.2\n</Directory>\n<Directory /srv/www/a>\n    AuthMerging Off\n</Directory>\n"),
+    ("authmerging off without require, then address rules", DOCROOT + "<Directory /srv/www>\n    Order allow,deny\n"
+     "    Allow from all\n    Require ip 127.0.0.2\n</Directory>\n<Directory /srv/www/a>\n    AuthMerging Off\n</Directory>\n"
+     "<Directory /srv/www/a/b>\n    Order deny,allow\n    Deny from 127.0.0.9\n</Directory>\n"),
+    ("authmerging and without require", DOCROOT + "<Directory /srv/www>\n    Order allow,deny\n    Allow from all\n"
+     "    Require ip 127.0.0.2\n</Directory>\n<Directory /srv/www/a>\n    AuthMerging And\n</Directory>\n"),
+    # /a/ meets both sections, /a only the Location: the one form the translator tries for both must be
+    # told apart from the other by a request with the variable a Require line inside <RequireAll> names.
+    ("inherited require tree names a variable", DOCROOT + "<DirectoryMatch \"^/srv/www/a/\">\n    <RequireAll>\n"
+     "        Require ip 127.0.0.0/8\n        Require not env HTTPD24_B\n    </RequireAll>\n"
+     f"{AUTH}{GROUPS}    Require group staff\n</DirectoryMatch>\n<Location /a>\n    Order Allow,Deny\n"
+     "    Allow from 127\n</Location>\n"),
 ]
 
 INHERITANCE = [
@@ -160,13 +181,13 @@ def test_translation_matches(httpd, translation_cases, assert_all_ok, group):
     assert wrong == {}
 
 
-def test_limited_require_answers_as_on_2_4_with_compat(httpd, translation_cases, assert_all_ok):
+def test_mixed_sections_answer_as_on_2_4_with_compat(httpd, translation_cases, assert_all_ok):
     """The translation answers as the original does on 2.4 with mod_access_compat, and so does the
     model of that server (2.2 refuses `Require ip`, so the model of 2.2 does not judge these)."""
-    reports = differential.compare_many(translation_cases(HYBRID_LIMIT), httpd=httpd)
-    assert_all_ok(reports, "mixed <Limit>")
+    reports = differential.compare_many(translation_cases(HYBRID), httpd=httpd)
+    assert_all_ok(reports, "mixed 2.2/2.4")
     wrong = {}
-    for (label, text), report in zip(HYBRID_LIMIT, reports):
+    for (label, text), report in zip(HYBRID, reports):
         model = build(configset(text))
         bad = [f"{q.describe()}: server {reference}" for q, (reference, _candidate) in report.statuses.items()
                if differential.access_answer(reference) != decide_compat(model, differential.model_request(q, report))]

@@ -124,6 +124,19 @@ def limited_names(e: Expr) -> frozenset[str]:
     return frozenset().union(*(limited_names(i) for i in e.items))
 
 
+def leaves(e: Expr | None):
+    """Every Require line of a tree."""
+    if e is None:
+        return
+    if isinstance(e, Leaf):
+        yield e
+    elif isinstance(e, Limited):
+        yield from leaves(e.item)
+    else:
+        for item in e.items:
+            yield from leaves(item)
+
+
 def reaches(e: Expr, method: str) -> bool:
     """Whether mod_authz_core evaluates ``e`` for ``method`` (a container: when any of its lines applies)."""
     if isinstance(e, Leaf):

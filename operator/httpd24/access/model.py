@@ -181,6 +181,13 @@ class Own:
     def has_access(self) -> bool:
         return self.has_compat or self.requires is not None or self.authz is not None
 
+    @property
+    def authz_record(self) -> "AuthzRecord | None":
+        """This section's mod_authz_core record; None when it has neither Require lines nor AuthMerging."""
+        if self.authz is None and self.authmerging is None:
+            return None
+        return self.authz, self.authmerging
+
 
 @dataclass(frozen=True)
 class Effective:
@@ -221,15 +228,7 @@ def merge(parent: Effective, own: Own, mode: Mode) -> Effective:
         satisfy = own.satisfy or ()
     else:
         host, satisfy = parent.host, parent.satisfy
-    authz = parent.authz
-    if own.authz is not None:
-        op = (own.authmerging or "off").lower()
-        if op == "and" and parent.authz is not None:
-            authz = X.All((parent.authz, own.authz))
-        elif op == "or" and parent.authz is not None:
-            authz = X.AnyOf((parent.authz, own.authz))
-        else:
-            authz = own.authz
+    authz = merge_authz((parent.authz, None), own.authz_record)[0]
     return Effective(host=host, satisfy=satisfy, requires=(), authz=authz, authtype=own.authtype or parent.authtype,
                      authz22=authz22.merged(parent.authz22, own.authz22))
 
@@ -256,26 +255,44 @@ def fold(chain: Sequence[Scope], mode: Mode) -> Effective:
         return state
     group: str | None = None
     before: X.Expr | None = None  # the Require tree before the current group
-    inside: tuple[X.Expr | None, str] = (None, "off")  # the group's own tree and its last AuthMerging
+    inside: AuthzRecord | None = None  # the group's own record, merged so far
     for scope in chain:
         kind = WALK_GROUPS.get(scope.kind)
         if kind != group:
-            group, before, inside = kind, state.authz, (None, "off")
+            group, before, inside = kind, state.authz, None
         state = merge(state, scope.own, mode)
-        if group is not None and scope.own.authz is not None:
-            op = (scope.own.authmerging or "off").lower()
-            inside = (_merge_authz(inside[0], scope.own.authz, op), op)
-            state = replace(state, authz=_merge_authz(before, inside[0], inside[1]))
+        record = scope.own.authz_record
+        if group is not None and record is not None:
+            inside = merge_authz(inside, record)
+            state = replace(state, authz=merge_authz((before, None), inside)[0])
     return state
 
 
-def _merge_authz(base: X.Expr | None, new: X.Expr | None, op: str) -> X.Expr | None:
-    """mod_authz_core's merge of a Require tree onto another with the newer side's AuthMerging."""
+#: mod_authz_core's per-directory record: the Require tree and the AuthMerging (None: not set).
+AuthzRecord = tuple[X.Expr | None, str | None]
+
+
+def merge_authz(base: AuthzRecord | None, new: AuthzRecord | None) -> AuthzRecord | None:
+    """``merge_authz_core_dir_config``: ``new`` (a section's record, or a group's) merged onto ``base``.
+
+    Without AuthMerging, or with `AuthMerging Off`, the newer record replaces the older whole, so an
+    explicit `Off` with no Require line drops the inherited ones; with `And`/`Or` the trees combine (one
+    missing: the other), and the record takes the newer AuthMerging, which decides how a Location or
+    Files group joins what came before it. A record with neither (only AuthzSendForbiddenOnFailure)
+    leaves the older one as it is.
+    """
     if new is None:
         return base
-    if base is None or op not in ("and", "or"):
+    if base is None:
         return new
-    return X.All((base, new)) if op == "and" else X.AnyOf((base, new))
+    (old_tree, _), (tree, op) = base, new
+    if op is None and tree is None and old_tree is not None:
+        return base
+    if op not in ("and", "or") or (old_tree is None and tree is None):
+        return new
+    if old_tree is not None and tree is not None:
+        return (X.All((old_tree, tree)) if op == "and" else X.AnyOf((old_tree, tree))), op
+    return (old_tree if tree is None else tree), op
 
 
 # -- requests ------------------------------------------------------------------------------

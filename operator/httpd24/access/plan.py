@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from ..config.gcpause import gc_paused
 from . import authz22
 from . import expr as X
-from .hosts import Entry
+from .hosts import Entry, ipsubnet
 from .model import (
     OTHER,
     Effective,
@@ -34,6 +34,7 @@ from .model import (
     _has_wildcard,
     fold,
     merge,
+    method_name,
     normalize_dir,
 )
 
@@ -191,8 +192,10 @@ def certainly_meets(p: Scope, d: Scope, model: Model) -> bool:
 
 def _relevant(scope: Scope) -> bool:
     # 2.2 authorization module records (Authz*Authoritative, AuthGroupFile ...) decide what the
-    # Require lines of the sections below meant (authz22), so their sections count as well.
-    return scope.own.has_access or scope.own.authtype is not None or bool(scope.own.authz22)
+    # Require lines of the sections below meant (authz22), and an AuthMerging alone changes what
+    # 2.4 inherits (model.merge_authz), so their sections count as well.
+    own = scope.own
+    return own.has_access or own.authtype is not None or bool(own.authz22) or own.authmerging is not None
 
 
 class _Group:
@@ -848,33 +851,57 @@ def _sample(model: Model, methods: list[str]) -> list:
     envs: set[str] = set()
     users: set[str] = {"zz-other"}
     groups: set[str] = set()
+    named_methods: set[str] = set()
+
+    def network(family: int, net: int, mask: int) -> None:
+        """Its first and last address and those just outside it."""
+        bits = 32 if family == 4 else 128
+        full = (1 << bits) - 1
+        last = net | (full & ~mask)
+        for value in (net, last, (net - 1) & full, (last + 1) & full):
+            clients.add(str(ipaddress.IPv4Address(value) if family == 4 else ipaddress.IPv6Address(value)))
+
+    def domain(name: str) -> None:
+        hosts.add(name.lstrip("."))
+        hosts.add("x." + name.lstrip("."))
+
     for scope in model.scopes:
         host = scope.own.host
         for rule in (host.allows + host.denys) if host else ():
             e = rule.entry
             if e.kind == "ip":
-                bits = 32 if e.family == 4 else 128
-                full = (1 << bits) - 1
-                last = e.network | (full & ~e.mask)
-                for value in (e.network, last, (e.network - 1) & full, (last + 1) & full):
-                    addr = ipaddress.IPv4Address(value) if e.family == 4 else ipaddress.IPv6Address(value)
-                    clients.add(str(addr))
+                network(e.family, e.network, e.mask)
             elif e.kind == "host":
-                hosts.add(e.name.lstrip("."))
-                hosts.add("x." + e.name.lstrip("."))
+                domain(e.name)
             elif e.kind in ("env", "nenv"):
                 envs.add(e.name)
-        for line in scope.own.requires or ():
-            if line.provider in ("user", "ldap-user"):
-                users.update(line.words[1:])
-            if line.provider in ("group", "dbm-group", "ldap-group"):
-                groups.update(line.words[1:])
+        # Every Require line, 2.2's and 2.4's, inside <RequireAll>/<RequireAny>/<RequireNone> too.
+        for leaf in X.leaves(scope.own.authz):
+            provider, args = leaf.provider, leaf.args
+            if provider == "ip":
+                for word in args:
+                    left, _, right = word.partition("/")
+                    try:
+                        network(*ipsubnet(left, right or None))
+                    except Exception:  # noqa: BLE001 - not an address: httpd refuses the line at start-up
+                        continue
+            elif provider == "host":
+                for name in args:
+                    domain(name)
+            elif provider == "env":
+                envs.update(args)
+            elif provider == "method":
+                named_methods.update(method_name(a) for a in args)
+            elif provider in ("user", "ldap-user", "dbm-user"):
+                users.update(args)
+            elif provider in ("group", "dbm-group", "ldap-group"):
+                groups.update(args)
     env_names = sorted(envs)
     if len(env_names) <= 3:
         env_sets = [frozenset(c) for n in range(len(env_names) + 1) for c in itertools.combinations(env_names, n)]
     else:
         env_sets = [frozenset(), frozenset(env_names)] + [frozenset({n}) for n in env_names]
-    named = [m for m in methods if m != OTHER]
+    named = sorted({m for m in methods if m != OTHER} | named_methods)
     other = next((m for m in KNOWN_METHODS if m not in named), "MKCOL")
     method_names = named + [other]
     # (user, password ok, groups, DBM groups: None for the same as groups)
