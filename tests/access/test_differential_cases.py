@@ -122,6 +122,9 @@ HYBRID = [
     ("authmerging off without require, then address rules", DOCROOT + "<Directory /srv/www>\n    Order allow,deny\n"
      "    Allow from all\n    Require ip 127.0.0.2\n</Directory>\n<Directory /srv/www/a>\n    AuthMerging Off\n</Directory>\n"
      "<Directory /srv/www/a/b>\n    Order deny,allow\n    Deny from 127.0.0.9\n</Directory>\n"),
+    ("authmerging off without require under deny rules", DOCROOT + "<Directory /srv/www>\n    Order deny,allow\n"
+     "    Deny from 127.0.0.9\n    Require ip 127.0.0.1 127.0.0.9\n</Directory>\n<Directory /srv/www/a>\n"
+     "    AuthMerging Off\n</Directory>\n"),
     ("authmerging and without require", DOCROOT + "<Directory /srv/www>\n    Order allow,deny\n    Allow from all\n"
      "    Require ip 127.0.0.2\n</Directory>\n<Directory /srv/www/a>\n    AuthMerging And\n</Directory>\n"),
     # /a/ meets both sections, /a only the Location: the one form the translator tries for both must be

@@ -663,7 +663,9 @@ def plan_kind(own: Own, mode: Mode) -> str | None:
     """What a section's plan is about (:attr:`ScopePlan.kind`); None: it has no access control of its own."""
     if own.has_compat:
         return "hybrid" if mode == "compat" else "translate"
-    if own.requires is not None or own.authz is not None:
+    if own.requires is not None or own.authz is not None or own.authmerging is not None:
+        # An AuthMerging alone changes what 2.4 inherits too (model.merge_authz): once the sections
+        # around it hold Require lines, it would combine them otherwise than mod_access_compat did.
         return "hybrid" if mode == "compat" else "require"
     return "authtype" if own.authtype is not None else None
 
