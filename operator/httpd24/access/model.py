@@ -69,12 +69,6 @@ class Methods:
     def is_all(self) -> bool:
         return self.inverted and not self.names
 
-    def union(self, other: "Methods") -> "Methods":
-        return self.complement().intersect(other.complement()).complement()
-
-    def complement(self) -> "Methods":
-        return Methods(self.names, not self.inverted)
-
     def intersect(self, other: "Methods") -> "Methods":
         if self.is_all:
             return other
