@@ -444,6 +444,16 @@ def _has_wildcard(text: str) -> bool:
     return any(c in text for c in "*?[")
 
 
+def alias_rest(url: str, prefix: str) -> str | None:
+    """What follows an Alias ``prefix`` in ``url`` (None: it does not map it), as mod_alias's alias_matches:
+    the prefix's last component matches whole, and a prefix ending in "/" only URLs that go on after it
+    (`Alias /c/` maps /c/x, not /c)."""
+    p = prefix.rstrip("/")
+    if url.startswith(prefix) if prefix.endswith("/") else (url == p or url.startswith(p + "/")):
+        return url[len(p):]
+    return None
+
+
 @dataclass
 class Model:
     """Every scope of a configuration, with what the mapping from URLs to files needs."""
@@ -494,11 +504,8 @@ class Model:
         key = id(vhost) if vhost is not None else None
         aliases = self.aliases.get(key, []) + self.aliases.get(None, []) if key is not None else self.aliases.get(None, [])
         for prefix, target in aliases:
-            # mod_alias's alias_matches: the prefix's last component matches whole, and an Alias
-            # ending in "/" only URLs that go on after it (`Alias /c/` maps /c/x, not /c).
-            p = prefix.rstrip("/")
-            if url.startswith(prefix) if prefix.endswith("/") else (url == p or url.startswith(p + "/")):
-                rest = url[len(p):]
+            rest = alias_rest(url, prefix)
+            if rest is not None:
                 return target.rstrip("/") + rest if rest else target
         root = self.document_root.get(key) or self.document_root.get(None) or "/usr/local/apache2/htdocs"
         return root.rstrip("/") + url

@@ -64,6 +64,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
 
+from ..access.model import alias_rest
 from ..config import ConfigSet, Directive, Section, Target, module_identifier
 from ..config.errors import ParseError
 from ._auth import htgroup_file, htpasswd_line
@@ -553,9 +554,9 @@ def _urls(unit: _Unit, alias_fs: str = "/__fs") -> list[str]:
 
 def _fs_for_url(unit: _Unit, url: str, alias_fs: str = "/__fs") -> str | None:
     for prefix, target in sorted(unit.aliases, key=lambda a: -len(a[0])):
-        p = prefix.rstrip("/")  # as mod_alias matches: `Alias /c/` maps /c/x, not /c
-        if url.startswith(prefix) if prefix.endswith("/") else (url == p or url.startswith(p + "/")):
-            return target.rstrip("/") + url[len(p):]
+        rest = alias_rest(url, prefix)
+        if rest is not None:
+            return target.rstrip("/") + rest
     if url.startswith(alias_fs + "/"):
         return url[len(alias_fs):]
     return unit.docroot.rstrip("/") + url
