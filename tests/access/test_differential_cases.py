@@ -221,3 +221,35 @@ def test_hybrid_ah01797_example(httpd, access):
                                   name="AH01797 example", httpd=httpd)
     assert report.ok, report.format()
     assert {b for q, (_a, b) in report.statuses.items() if q.path == "/server-status"} == {403}
+
+
+#: Mixed configurations with a section that sets AuthType where no Require applies: 2.4 with
+#: mod_access_compat answers 500 there today (AH01627), and the migration must keep that answer, across
+#: all of its passes, until a person adds the Require lines the section needs.
+AUTHTYPE_500 = [
+    # The Order/Allow of /srv/www would become `Require all granted`, which /srv/www/b inherits.
+    ("under a section the translation gives Require lines", DOCROOT + "<Directory /srv/www>\n    Order allow,deny\n"
+     "    Allow from all\n</Directory>\n<Directory /srv/www/a>\n    Require ip 127.0.0.2\n</Directory>\n"
+     f"<Directory /srv/www/b>\n{AUTH}</Directory>\n"),
+    # Nothing around /srv/www/b: the first pass leaves it alone, and the next pass, which sees no
+    # Order/Allow/Deny any more, must not read it as 2.2 (where it asked for no authentication).
+    ("alone, after the mixed sections are rewritten", DOCROOT + "<Directory /srv/www/a>\n    Order allow,deny\n"
+     "    Allow from all\n</Directory>\n<Directory /srv/www/c>\n    Require ip 127.0.0.2\n</Directory>\n"
+     f"<Directory /srv/www/b>\n{AUTH}</Directory>\n"),
+]
+
+
+@pytest.mark.parametrize("label, text", AUTHTYPE_500, ids=[label for label, _ in AUTHTYPE_500])
+def test_mixed_authtype_without_require_keeps_its_answer(httpd, label, text):
+    from httpd24.engine import migrate
+
+    result = migrate(configset(text))
+    [asked] = [f for f in result.remaining if f.code == "HT504"]
+    assert asked.fix is None and "500 there today" in asked.message and "<Directory /srv/www/b>" in asked.message
+    if not result.changed:  # the rewrite waits for the person who adds the section's Require lines
+        assert "<Directory /srv/www>" in asked.message
+        assert all(f.fix is None and "needs a person" in f.message for f in result.remaining if f.code == "HT502")
+        return
+    report = differential.compare(text, configset(result.files["httpd.conf"].decode()), name=label, httpd=httpd)
+    assert report.ok, report.format()
+    assert {q.path.split("/")[1] for q, (reference, _) in report.statuses.items() if reference == 500} == {"b"}

@@ -8,8 +8,8 @@ of their sections: `Require` with 2.4 providers, `<RequireAll>`/`<RequireAny>`, 
 `<Limit>`'d `Require`. Writing this check found three errors (a `<Limit>`'d Require, AuthMerging
 without Require, a sample that missed the variables of Require lines inside containers).
 
-Left out: configurations with a section that sets AuthType where no Require applies. 2.4 answers 500
-there today; the migration writes `Require all granted` (what 2.2 answered), see the README's Limits.
+A section that sets AuthType where no Require applies answers 500 there today (AH01627): its
+translation must keep that answer, or the configuration is refused.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ import re
 
 import pytest
 
-from httpd24.access.worlds import make_plan
 from httpd24.apache import differential
 from test_differential_random import SEED
 
@@ -51,20 +50,24 @@ def mixed(rng: random.Random, text: str) -> str:
 
 
 def test_mixed_translations_answer_as_2_4_with_compat(httpd, access, capsys):
-    cases, refused = [], 0
+    cases, refused, held_for_500 = [], 0, 0
     for index, text in differential.random_configs(SEED, COUNT):
         text = mixed(random.Random(f"{SEED}:mixed:{index}"), text)
         model = access.build(differential.ConfigSet.from_mapping({"httpd.conf": text}, entry="httpd.conf"))
-        if model.mode != "compat" or any(p.kind == "authtype" for p in make_plan(model).scopes):
+        if model.mode != "compat":
             continue
         try:
             candidate = access.translate(differential.ConfigSet.from_mapping({"httpd.conf": text}, entry="httpd.conf"))
-        except access.TranslationError:
-            refused += 1
+        except access.TranslationError as error:
+            if "would not answer 500 any more" in str(error):
+                held_for_500 += 1  # a section's answer today is 500, which a person must replace first
+            else:
+                refused += 1
             continue
         cases.append(differential.Case(f"seed={SEED} index={index} (mixed)\n{text}", text, candidate))
     bad = [r for r in differential.compare_many(cases, httpd=httpd) if not r.ok]
     with capsys.disabled():
-        print(f"\n[mixed] HTTPD24_SEED={SEED}: {len(cases)} mixed configurations proven, {refused} refused")
+        print(f"\n[mixed] HTTPD24_SEED={SEED}: {len(cases)} mixed configurations proven, {refused} refused, "
+              f"{held_for_500} left for a person to replace a 500")
     assert not bad, "\n\n".join(f"{r.name}\n{r.format(limit=5)}" for r in bad[:3])
     assert len(cases) > 2 * refused, "most mixed configurations must be translated"

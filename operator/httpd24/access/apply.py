@@ -140,7 +140,7 @@ def translate(configset: ConfigSet, *, strict: bool = True) -> ConfigSet:
     copy = _copy(configset)
     model = build(copy)
     plan = make_plan(model)
-    missing = [(p.scope, p.reason) for p in plan.scopes if p.text is None]
+    missing = [(p.scope, p.reason) for p in plan.scopes if p.text is None and not p.stays]
     # Sections the plan leaves alone (no Order/Allow/Deny/Satisfy around) whose Require lines
     # 2.2 did not read as "any of them" (HT507) change meaning on 2.4 all the same.
     planned = {id(p.scope) for p in plan.scopes}
@@ -153,7 +153,8 @@ def translate(configset: ConfigSet, *, strict: bool = True) -> ConfigSet:
     if missing:
         return copy
     for p in plan.scopes:
-        apply_scope_plan(p)
+        if not p.stays:
+            apply_scope_plan(p)
     return _reparse(copy)
 
 

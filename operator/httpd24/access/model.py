@@ -464,13 +464,15 @@ class Model:
     aliases: dict[int | None, list[tuple[str, str]]]
     vhosts: list[Section]
     server_names: dict[int, list[str]]
-    #: A 2.4-only authorization directive next to 2.2 ones.
+    #: A 2.4-only authorization directive next to 2.2 ones (or any Order/Allow/Deny/Satisfy, ``on_24``).
     hybrid: bool = False
     has_compat: bool = False
     #: 2.4-only access syntax (Require all/ip/.../dbm-group, containers, AuthMerging), which 2.2 could not read.
     has_24_syntax: bool = False
     access_file_names: list[str] = field(default_factory=lambda: [".htaccess"])
     has_entry: bool = False
+    #: Read as a configuration that already runs on 2.4 (:func:`build`'s ``on_24``).
+    on_24: bool = False
     #: Modules of live LoadModule lines, in reading order ("authz_user_module", ...).
     load_order: tuple[str, ...] = ()
     #: Derived data computed once per model (the plan's scope index, chains per scope).
@@ -641,8 +643,9 @@ def _questions(sections, target: Target) -> list[Question]:
 
 
 class Builder:
-    def __init__(self, configset: ConfigSet, target: Target | None, view=None) -> None:
+    def __init__(self, configset: ConfigSet, target: Target | None, view=None, on_24: bool = False) -> None:
         self.configset = configset
+        self.on_24 = on_24
         self.view = view if view is not None else configset.view(target or Target(version=(2, 4, 62), modules=None))
         self.scopes: dict[object, Scope] = {}
         self.order: list[Scope] = []
@@ -890,7 +893,9 @@ class Builder:
         for scope in self.order:
             if scope.kind == "htaccess" and scope.dirpath not in dirs:
                 scope.dirpath = None
-        mode: Mode = "compat" if (self.hybrid_items and self.compat_items) else "2.2"
+        # 2.2 could not read 2.4's lines, so a configuration with both runs on 2.4 + mod_access_compat.
+        on_24 = self.on_24 or bool(self.hybrid_items and self.compat_items)
+        mode: Mode = "compat" if on_24 else "2.2"
         return Model(
             scopes=sorted(self.order, key=lambda s: s.index),
             mode=mode,
@@ -898,11 +903,12 @@ class Builder:
             aliases=self.aliases,
             vhosts=self.vhosts,
             server_names=self.server_names,
-            hybrid=bool(self.hybrid_items and self.compat_items),
+            hybrid=on_24 and bool(self.compat_items),
             has_compat=bool(self.compat_items),
             has_24_syntax=bool(self.hybrid_items) or self.dbm_24_names,
             access_file_names=self.access_file_names,
             has_entry=self.configset.entry is not None,
+            on_24=self.on_24,
             load_order=tuple(self.load_order),
             configset=self.configset,
             target=self.view.target,
@@ -920,10 +926,14 @@ _READ_KEYS = (
 )
 
 
-def build(configset: ConfigSet, target: Target | None = None, view=None) -> Model:
-    """Read the access-control settings of a configuration set (``view``: its view for ``target``, if built)."""
+def build(configset: ConfigSet, target: Target | None = None, view=None, *, on_24: bool = False) -> Model:
+    """Read the access-control settings of a configuration set (``view``: its view for ``target``, if built).
+
+    ``on_24``: the configuration is known to run on 2.4 already (a migration whose input mixed 2.2 and
+    2.4 access control, in its later passes): what it holds is read as 2.4 + mod_access_compat reads
+    it, even once no 2.4-only line is left to tell, never as 2.2 would have read it."""
     with gc_paused():
-        builder = Builder(configset, target, view)
+        builder = Builder(configset, target, view, on_24)
         builder.read()
         return builder.finish()
 

@@ -657,6 +657,9 @@ class ScopePlan:
     reason: str = ""
     expr: X.Expr | None = None
     states: list[Effective] = field(default_factory=list)
+    #: An AuthType section that answers 500 today on 2.4 + mod_access_compat and keeps that answer
+    #: however the others are rewritten: reported, but it holds no other section's rewrite back.
+    stays: bool = False
 
 
 def plan_kind(own: Own, mode: Mode) -> str | None:
@@ -678,6 +681,8 @@ def plan_scope(d: Scope, model: Model, mode: Mode, methods: list[str]) -> ScopeP
     possible = chains(d, model)
     if possible is None:
         return ScopePlan(d, kind, reason=f"more than {MAX_UNCERTAIN} other sections may apply together with it")
+    if kind == "authtype" and mode == "compat":
+        return _authtype_on_24(d, model, methods, possible)
     if kind == "authtype":
         certain, uncertain = predecessors(d, model)
         has_access_pred = [p for p in certain + uncertain if p.own.has_access]
@@ -733,6 +738,30 @@ def plan_scope(d: Scope, model: Model, mode: Mode, methods: list[str]) -> ScopeP
         reason=f"its meaning depends on which other sections apply to the request ({where})",
         states=states,
     )
+
+
+ADD_REQUIRE = ("add the Require lines it needs (`Require all granted` to ask for no authentication, "
+               "`Require valid-user` to ask for a user)")
+
+
+def _authtype_on_24(d: Scope, model: Model, methods: list[str], possible: list[list[Scope]]) -> ScopePlan | None:
+    """The plan of a section whose only access line is AuthType, in a configuration that runs on 2.4
+    + mod_access_compat: where no Require line applies it answers 500 there (AH01627), and that is
+    the answer the migration keeps (2.2's, no authentication, was never this configuration's). A
+    rewrite of a section with Order/Allow/Deny/Satisfy that meets it would give it Require lines, so
+    that rewrite waits for a person to decide what the section should ask for."""
+    try:
+        for chain in possible:
+            full_expr(fold([*chain, d], "compat"), "compat", methods, load_order(model))
+    except Inexact:
+        certain, uncertain = predecessors(d, model)
+        met = next((p for p in certain + uncertain if p.own.has_compat), None)
+        met = met or _merged_after(d, model, lambda s: s.own.has_compat)
+        if met is None:
+            return ScopePlan(d, "authtype", reason=ADD_REQUIRE, stays=True)
+        return ScopePlan(d, "authtype", reason=f"the 2.4 form of {met.label} ({met.file}:{met.line}) would give it "
+                                               f"Require lines, and it would not answer 500 any more; {ADD_REQUIRE}")
+    return None  # it answers as what it inherits, and the rewrite of that keeps the answers
 
 
 REGROUPED_REASON = ("a section merged after it sets a group file or a group module's Authz*Authoritative, "

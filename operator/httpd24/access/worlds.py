@@ -174,7 +174,7 @@ class _Worlds:
         model = self.model
         target = replace(model.target, assumptions=model.target.assumptions | assumptions)
         view = model.configset.view(target)
-        world = build(model.configset, target, view)
+        world = build(model.configset, target, view, on_24=model.on_24)
         if world.unsettled is not None or world.undecided:
             return "on more that they decide"
         world_plan = plan_as_read(world)

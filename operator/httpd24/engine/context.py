@@ -27,16 +27,21 @@ class Context:
     _by_key: dict[str, list[Item]] = field(default_factory=dict, repr=False)
     #: The live (or possibly live) items in reading order; None until first asked for.
     _live: list[Item] | None = field(default=None, repr=False)
+    #: What rules learnt of a migration's input, shared by all of its passes: a later pass sees text the
+    #: earlier ones rewrote, which may no longer tell what the input meant (the access rules keep here
+    #: whether it already ran on 2.4). Empty for a lint.
+    memory: dict = field(default_factory=dict, repr=False)
 
     @classmethod
-    def build(cls, configset: ConfigSet, target: Target, defaults: DefaultsPolicy = None) -> "Context":
+    def build(cls, configset: ConfigSet, target: Target, defaults: DefaultsPolicy = None,
+              memory: dict | None = None) -> "Context":
         view = configset.view(target)
         by_key: dict[str, list[Item]] = defaultdict(list)
         dead = Liveness.DEAD
         live = [item for item in view.items if item.live is not dead]
         for item in live:
             by_key[item.key].append(item)
-        return cls(configset, view, target, defaults, dict(by_key), live)
+        return cls(configset, view, target, defaults, dict(by_key), live, {} if memory is None else memory)
 
     def items(self, *keys: str) -> Iterator[Item]:
         """Live (or possibly live) items with one of these directive keys, in reading order."""

@@ -9,7 +9,7 @@ whose result no longer parses is thrown away and reported.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import Sequence
 
 from ..config import ConfigSet, DEFAULT_TARGET, ParseError, Target, parse
 from ..config.gcpause import gc_paused
@@ -141,6 +141,7 @@ def _migrate(configset, target, select, ignore, defaults, applicability) -> Migr
     silenced: list[Finding] = []
     refused: set[tuple] = set()  # fixes that broke the text: never tried again
     careful = False  # after a broken pass, every fix is checked on its own
+    memory: dict = {}  # Context.memory: what the rules learnt of the input
 
     def key(finding: Finding) -> tuple:
         return (finding.code, finding.file, finding.line, finding.column, finding.message)
@@ -159,7 +160,7 @@ def _migrate(configset, target, select, ignore, defaults, applicability) -> Migr
 
     for _ in range(MAX_PASSES):
         try:
-            findings = check(Context.build(current, target, defaults), rules, silenced)
+            findings = check(Context.build(current, target, defaults, memory), rules, silenced)
         except ParseError as error:  # an Include cycle
             failures.append(str(error))
             cycle = error
