@@ -303,3 +303,15 @@ def test_ht501_require_group_follows_the_group_file(files, requires):
     assert out.startswith(f"<Directory /srv>\n    {requires}\n    Require ip 10.0.0.0/8\n")
     # the sub-directory inherits Satisfy Any: its Allow from all decides alone
     assert "<Directory /srv/sub>\n    Require all granted\n</Directory>" in out
+
+
+def test_ht502_message_claims_no_rewrite_it_does_not_make():
+    # /srv/www/b answers 500 today, and the 2.4 form of /srv/www would take that away: nothing is rewritten.
+    text = (
+        "<Directory /srv/www>\n    Order allow,deny\n    Allow from all\n</Directory>\n"
+        "<Directory /srv/www/a>\n    Require ip 127.0.0.2\n</Directory>\n"
+        "<Directory /srv/www/b>\n    AuthType Basic\n    AuthName b\n</Directory>\n"
+    )
+    [held] = [f for f in findings(text, "HT502") if "<Directory /srv/www>" in f.message]
+    assert held.fix is None and "not rewritten automatically because <Directory /srv/www/b>" in held.message
+    assert "rewritten to answer" not in held.message

@@ -233,9 +233,7 @@ class HybridAccess(_PlanRule):
             mine = X.render(own_expr_24(p.scope, methods_of(model)))
             if mine != X.render(p.expr):
                 text += f"; its own `{one_line(mine)}` does not decide alone: inherited Order/Allow/Deny/Satisfy take precedence"
-        return text + (
-            "; rewritten to answer as it does today, assuming the server is 2.4 with mod_access_compat"
-        )
+        return text + "; judged by the answers it gives today, assuming the server is 2.4 with mod_access_compat"
 
 
 @register
