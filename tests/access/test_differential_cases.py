@@ -14,6 +14,7 @@ import pytest
 from httpd24.access import build, decide_compat
 from httpd24.apache import differential
 from httpd24.config import ConfigSet
+from httpd24.engine import migrate
 from test_differential_harness import AUTH, DOCROOT, RULE6, STATUS_22
 
 pytestmark = pytest.mark.apache
@@ -241,8 +242,6 @@ AUTHTYPE_500 = [
 
 @pytest.mark.parametrize("label, text", AUTHTYPE_500, ids=[label for label, _ in AUTHTYPE_500])
 def test_mixed_authtype_without_require_keeps_its_answer(httpd, label, text):
-    from httpd24.engine import migrate
-
     result = migrate(configset(text))
     [asked] = [f for f in result.remaining if f.code == "HT504"]
     assert asked.fix is None and "500 there today" in asked.message and "<Directory /srv/www/b>" in asked.message
