@@ -464,8 +464,6 @@ class Model:
     aliases: dict[int | None, list[tuple[str, str]]]
     vhosts: list[Section]
     server_names: dict[int, list[str]]
-    #: A 2.4-only authorization directive next to 2.2 ones (or any Order/Allow/Deny/Satisfy, ``on_24``).
-    hybrid: bool = False
     has_compat: bool = False
     #: 2.4-only access syntax (Require all/ip/.../dbm-group, containers, AuthMerging), which 2.2 could not read.
     has_24_syntax: bool = False
@@ -493,6 +491,11 @@ class Model:
         default_factory=dict, repr=False, compare=False)
 
     # -- mapping ---------------------------------------------------------------------------
+    @property
+    def hybrid(self) -> bool:
+        """Order/Allow/Deny/Satisfy in a configuration that runs on 2.4 (next to a 2.4-only line, or ``on_24``)."""
+        return self.mode == "compat" and self.has_compat
+
     def vhost_of(self, request: Request) -> Section | None:
         if not self.vhosts:
             return None
@@ -903,7 +906,6 @@ class Builder:
             aliases=self.aliases,
             vhosts=self.vhosts,
             server_names=self.server_names,
-            hybrid=on_24 and bool(self.compat_items),
             has_compat=bool(self.compat_items),
             has_24_syntax=bool(self.hybrid_items) or self.dbm_24_names,
             access_file_names=self.access_file_names,
