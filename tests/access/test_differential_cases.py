@@ -252,3 +252,17 @@ def test_mixed_authtype_without_require_keeps_its_answer(httpd, label, text):
     report = differential.compare(text, configset(result.files["httpd.conf"].decode()), name=label, httpd=httpd)
     assert report.ok, report.format()
     assert {q.path.split("/")[1] for q, (reference, _) in report.statuses.items() if reference == 500} == {"b"}
+
+
+def test_authtype_without_require_in_a_configuration_written_for_2_4_keeps_its_answer(httpd):
+    """No Order/Allow/Deny anywhere, but a `Require ip` that 2.2 could not have used: the configuration
+    runs on 2.4 already, where /srv/www/b answers 500 today, and `Require all granted` would open it."""
+    text = (DOCROOT + "<Directory /srv/www/c>\n    Require ip 127.0.0.2\n</Directory>\n"
+            f"<Directory /srv/www/b>\n{AUTH}</Directory>\n")
+    result = migrate(configset(text))
+    [asked] = [f for f in result.remaining if f.code == "HT504"]
+    assert asked.fix is None and "500 there today" in asked.message
+    report = differential.compare(text, configset(result.files["httpd.conf"].decode()), name="written for 2.4",
+                                  httpd=httpd)
+    assert report.ok, report.format()
+    assert {q.path.split("/")[1] for q, (reference, _) in report.statuses.items() if reference == 500} == {"b"}

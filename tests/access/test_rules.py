@@ -156,6 +156,26 @@ def test_ht504_authtype_without_require():
     )
 
 
+#: A configuration written for 2.4 alone: its unconditional `Require ip` means nothing useful to 2.2,
+#: so it runs on 2.4 already, where /srv/b answers 500 (AH01627) today.
+WRITTEN_FOR_24 = "<Directory /srv/a>\n    Require ip 10.0.0.0/8\n</Directory>\n<Directory /srv/b>\n" + AUTH + "</Directory>\n"
+
+
+def test_ht504_in_a_configuration_written_for_24_keeps_its_500():
+    [finding] = findings(WRITTEN_FOR_24, "HT504")
+    assert finding.fix is None and "2.4 answers 500 there today" in finding.message
+    assert "2.2 asked for no authentication" not in finding.message
+
+
+@pytest.mark.parametrize("condition", ["IfModule mod_authz_core.c", "IfVersion >= 2.3", "IfDefine WITH_24"])
+def test_ht504_2_4_lines_under_a_condition_do_not_prove_2_4(condition):
+    """A configuration that keeps its 2.4 lines in a branch 2.2 skips may still run on 2.2 today."""
+    name = condition.split()[0]
+    text = WRITTEN_FOR_24.replace("    Require ip 10.0.0.0/8\n", f"    <{condition}>\n        Require ip 10.0.0.0/8\n    </{name}>\n")
+    [finding] = findings(text, "HT504")
+    assert finding.fix is not None and "2.2 asked for no authentication" in finding.message
+
+
 def test_ht504_keeps_inherited_require_with_authmerging():
     text = (
         "DocumentRoot /srv\n<Location /a>\n    Order allow,deny\n    Allow from all\n" + AUTH + "    Require valid-user\n</Location>\n"

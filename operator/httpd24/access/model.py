@@ -346,6 +346,8 @@ OUTSIDE_A_SECTION = ("not allowed here: httpd reads it only in <Directory>, <Loc
 AUTHZ_CONTAINERS = frozenset({"requireall", "requireany", "requirenone"})
 #: Require providers that exist only in 2.4 (a 2.2 server refuses them).
 NATIVE_24_PROVIDERS = frozenset({"all", "ip", "host", "env", "local", "method", "expr", "not", "forward-dn"})
+#: The conditional sections 2.2 has: a 2.4-only line inside one may sit in a branch that 2.2 skipped.
+CONDITIONS_22_KNOWS = ("ifmodule", "ifdefine", "ifversion")
 
 PHASES = {"server": 0, "vhost": 1, "directory": 2, "htaccess": 2, "directorymatch": 3, "files": 4, "location": 5}
 
@@ -896,8 +898,10 @@ class Builder:
         for scope in self.order:
             if scope.kind == "htaccess" and scope.dirpath not in dirs:
                 scope.dirpath = None
-        # 2.2 could not read 2.4's lines, so a configuration with both runs on 2.4 + mod_access_compat.
-        on_24 = self.on_24 or bool(self.hybrid_items and self.compat_items)
+        # 2.2 could not read 2.4's lines, so a configuration with both runs on 2.4 + mod_access_compat, and
+        # one with such a line outside every branch 2.2 may skip runs on 2.4 (with or without the module).
+        on_24 = self.on_24 or bool(self.hybrid_items and self.compat_items) or any(
+            item.in_section(*CONDITIONS_22_KNOWS) is None for item in self.hybrid_items)
         mode: Mode = "compat" if on_24 else "2.2"
         return Model(
             scopes=sorted(self.order, key=lambda s: s.index),
@@ -932,8 +936,9 @@ def build(configset: ConfigSet, target: Target | None = None, view=None, *, on_2
     """Read the access-control settings of a configuration set (``view``: its view for ``target``, if built).
 
     ``on_24``: the configuration is known to run on 2.4 already (a migration whose input mixed 2.2 and
-    2.4 access control, in its later passes): what it holds is read as 2.4 + mod_access_compat reads
-    it, even once no 2.4-only line is left to tell, never as 2.2 would have read it."""
+    2.4 access control or had a 2.4-only line 2.2 could not skip, in its later passes): what it holds is
+    read as 2.4 + mod_access_compat reads it, even once no 2.4-only line is left to tell, never as 2.2
+    would have read it."""
     with gc_paused():
         builder = Builder(configset, target, view, on_24)
         builder.read()

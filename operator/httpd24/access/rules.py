@@ -271,10 +271,11 @@ class AuthTypeWithoutRequire(_PlanRule):
     ## Fix safety
     Safe: `Require all granted` answers as "no Require" did in 2.2, and with
     `AuthMerging And` an inherited `Require` keeps deciding. Not offered in a
-    configuration that mixes 2.2 and 2.4 access control: it runs on 2.4 already, so
-    the section answers 500 today and a person must say what it should ask for; until
-    then the mixed sections that meet it are not rewritten either (HT502), since their
-    2.4 form would give it Require lines.
+    configuration that mixes 2.2 and 2.4 access control, or that has a 2.4-only
+    access line outside `<IfModule>`, `<IfVersion>` and `<IfDefine>`: it runs on 2.4
+    already, so the section answers 500 today and a person must say what it should
+    ask for; until then the mixed sections that meet it are not rewritten either
+    (HT502), since their 2.4 form would give it Require lines.
     """
 
     code = "HT504"
