@@ -30,6 +30,8 @@ def location(body: str, path: str = "/private", groupfile: bool = True) -> str:
 
 
 MIXED = location("Require user alice\nRequire group admins\n")
+#: A line 2.2 could not have used, outside any branch 2.2 may skip.
+RUNS_ON_24 = "<Directory /srv/www>\n    Require all granted\n</Directory>\n"
 
 
 def test_documented():
@@ -152,10 +154,19 @@ def test_htaccess():
                               "</IfModule>\n"), id="24-branch"),
         pytest.param(location("<IfVersion >= 2.4>\n    Require user alice\n    Require group admins\n</IfVersion>\n"),
                      id="24-version-branch"),
+        # a configuration that runs on 2.4 already: its lines are read as <RequireAny> today
+        pytest.param(RUNS_ON_24 + MIXED, id="runs-on-24"),
+        pytest.param("<Directory /srv>\n    Order allow,deny\n    Allow from all\n</Directory>\n"
+                     "<IfModule mod_authz_core.c>\n" + RUNS_ON_24 + "</IfModule>\n" + MIXED, id="runs-on-24-with-compat"),
     ],
 )
 def test_noop(text):
     assert findings(text, "HT507") == []
+
+
+def test_a_24_line_in_a_branch_2_2_skips_proves_nothing():
+    [finding] = findings("<IfModule mod_authz_core.c>\n" + RUNS_ON_24 + "</IfModule>\n" + MIXED, "HT507")
+    assert "<Location /private>" in finding.message
 
 
 def test_ht103_covers_what_ht507_skips():

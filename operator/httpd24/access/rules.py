@@ -806,9 +806,11 @@ class MixedRequireProviders(Rule):
     !mod_authz_core.c>`, `<IfVersion < 2.3>`) and sections written for 2.4
     (`Require all|ip|host|env|...`, `<RequireAll>`, `<RequireAny>`,
     `AuthMerging`, `<IfModule mod_authz_core.c>`) are not. HT501 does not
-    translate such a section (it would claim "any of them"). A single
+    translate a reported section (it would claim "any of them"). A single
     `Require group` line under both `AuthGroupFile` and `AuthDBMGroupFile` is
-    not reported.
+    not reported, and neither is a configuration that runs on 2.4 already (a
+    2.4-only access line outside `<IfModule>`, `<IfVersion>` and `<IfDefine>`, or
+    one next to Order/Allow/Deny): its lines mean "any of them" today.
     """
 
     @staticmethod
@@ -831,6 +833,8 @@ class MixedRequireProviders(Rule):
 
     def check_config(self, ctx) -> Iterable[Finding]:
         model, _plan = _analysis(ctx)
+        if model.mode == "compat":
+            return  # it runs on 2.4 already, which reads the lines as <RequireAny> today
         methods = methods_of(model)
         containers: set[int] | None = None
         for d in model.scopes:
