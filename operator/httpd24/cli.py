@@ -455,8 +455,9 @@ def _common(parser: argparse.ArgumentParser) -> None:
                         help="where a file's relative Includes are read from (default: its ServerRoot when the "
                              "file lies under it, else the file's directory or its parent, whichever the Includes match)")
     parser.add_argument("--target-version", default=None, metavar="X.Y.Z", help="httpd 2.4 release to judge <IfVersion> against (default 2.4.62)")
-    parser.add_argument("--module", action="append", metavar="NAME", help="module loaded before the configuration (repeatable); "
-                        "when given, <IfModule> on any other module is false")
+    parser.add_argument("--module", action="append", metavar="NAME", help="module loaded before the configuration, named either way "
+                        "<IfModule> takes it (mod_ssl.c or ssl_module; repeatable); when given, <IfModule> on any "
+                        "other module is false")
     parser.add_argument("--define", action="append", metavar="NAME", help="a -D define (repeatable); when given, other <IfDefine> names are false")
     parser.add_argument("--defaults", choices=["keep-2.2", "adopt-2.4"], default=None,
                         help="override every changed-default rule's documented decision")

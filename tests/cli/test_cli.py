@@ -307,3 +307,15 @@ def test_modules_why_names_each_reason_once(tmp_path):
     [why] = [line for line in out.splitlines() if line.startswith("# authz_core_module:")]
     reasons = why.split(": ", 1)[1].split("; ")
     assert len(reasons) == len(set(reasons)) and any("site.conf:2 Require all granted" in r for r in reasons), why
+
+
+def test_modules_loaded_before_the_configuration_are_not_asked_for(tmp_path):
+    """A build with mod_unixd compiled in (Debian's): ``--module mod_unixd.c`` says so, and HT404 must
+    not ask for a LoadModule that such a server refuses."""
+    conf = tmp_path / "httpd.conf"
+    conf.write_text("LoadModule mpm_event_module modules/mod_mpm_event.so\nUser www-data\n")
+    code, out, _err = run("lint", "--select", "HT404", str(conf))
+    assert "needs unixd_module" in out
+    for name in ("mod_unixd.c", "unixd_module"):
+        code, out, _err = run("lint", "--select", "HT404", "--module", name, str(conf))
+        assert "unixd_module" not in out, out

@@ -149,3 +149,13 @@ def test_loadmodule_and_define_settle_conditions_in_order():
     target = Target(modules=frozenset(), defines=frozenset())
     live = {i.node.name: i.live for i in cs.view(target).items}
     assert live["Before"] is Liveness.DEAD and live["After"] is Liveness.LIVE and live["Defined"] is Liveness.LIVE
+
+
+@pytest.mark.parametrize("name", ["mod_ssl.c", "ssl_module"])
+def test_a_target_module_may_be_named_as_ifmodule_names_it(name):
+    """``--module mod_ssl.c`` (the form most 2.2 configurations test for) once made
+    ``<IfModule mod_ssl.c>`` false: the target kept the name as given, the check compared identifiers."""
+    cs = ConfigSet.from_mapping({"httpd.conf": "<IfModule mod_ssl.c>\nA 1\n</IfModule>\n<IfModule ssl_module>\nB 1\n"
+                                              "</IfModule>\n<IfModule !mod_ssl.c>\nC 1\n</IfModule>\n"}, entry="httpd.conf")
+    live = {i.node.name: i.live for i in cs.view(Target(modules=frozenset({name}))).items}
+    assert (live["A"], live["B"], live["C"]) == (Liveness.LIVE, Liveness.LIVE, Liveness.DEAD)

@@ -106,6 +106,12 @@ class Target:
     #: False)``. The access plan uses them to try each way an undecided condition can fall.
     assumptions: frozenset[tuple[str, str, bool]] = frozenset()
 
+    def __post_init__(self) -> None:
+        # Users name modules as <IfModule> does, either way (``mod_ssl.c``, ``ssl_module``); the checks
+        # compare identifiers.
+        if self.modules is not None:
+            object.__setattr__(self, "modules", frozenset(module_identifier(m) for m in self.modules))
+
     def assumed(self, kind: str, name: str) -> Liveness:
         """The assumption about module or define ``name``; UNKNOWN when there is none."""
         if (kind, name, True) in self.assumptions:
