@@ -20,6 +20,7 @@ from . import __version__, inputs, report
 from .config import ParseError, Target
 from .config.gcpause import gc_paused
 from .engine import Applicability, Finding, Severity, all_rules, get, lint, migrate
+from .engine.registry import REDIRECTS
 from .engine.runner import Migration
 
 FAIL_ON = {"error": 2, "warning": 1, "info": 0, "never": 99}
@@ -50,16 +51,32 @@ class Progress:
             self.stream.flush()
 
 
-def _split_codes(values: Sequence[str] | None) -> list[str] | None:
-    if not values:
-        return None
-    return [code.strip().upper() for value in values for code in value.split(",") if code.strip()]
+def _rule_codes(value: str) -> list[str]:
+    """``--select``/``--ignore``: comma-separated codes or prefixes. One that names no rule is a usage
+    error, as in ruff: a typo (``HT5O1``) would otherwise select nothing and pass CI."""
+    codes = [code.strip().upper() for code in value.split(",") if code.strip()]
+    known = [rule.code for rule in all_rules()] + list(REDIRECTS)
+    for code in codes:
+        if not any(k.startswith(code) for k in known):
+            raise argparse.ArgumentTypeError(f"{code} is no rule code or prefix (`httpd24 rules` lists them)")
+    return codes
+
+
+def _split_codes(values: Sequence[list[str]] | None) -> list[str] | None:
+    """The codes of every ``--select`` (or ``--ignore``) given; None when there were none."""
+    return [code for codes in values or () for code in codes] or None
+
+
+def _release(value: str) -> tuple[int, int, int]:
+    """``--target-version``: the rules, the module table and <IfVersion> are judged for a 2.4 release."""
+    parts = value.split(".")
+    if len(parts) != 3 or not all(p.isdigit() for p in parts) or parts[:2] != ["2", "4"]:
+        raise argparse.ArgumentTypeError(f"{value!r}: give a 2.4 release as major.minor.patch, e.g. 2.4.62")
+    return int(parts[0]), int(parts[1]), int(parts[2])
 
 
 def _target(args: argparse.Namespace) -> Target:
-    version = tuple(int(p) for p in args.target_version.split(".")) if args.target_version else (2, 4, 62)
-    if len(version) != 3:
-        raise SystemExit("httpd24: --target-version takes major.minor.patch, e.g. 2.4.62")
+    version = args.target_version or (2, 4, 62)
     modules = frozenset(args.module) if args.module else None
     defines = frozenset(args.define) if args.define else None
     return Target(version=version, modules=modules, defines=defines)  # type: ignore[arg-type]
@@ -454,7 +471,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--server-root", metavar="DIR", default=None,
                         help="where a file's relative Includes are read from (default: its ServerRoot when the "
                              "file lies under it, else the file's directory or its parent, whichever the Includes match)")
-    parser.add_argument("--target-version", default=None, metavar="X.Y.Z", help="httpd 2.4 release to judge <IfVersion> against (default 2.4.62)")
+    parser.add_argument("--target-version", default=None, type=_release, metavar="X.Y.Z", help="httpd 2.4 release to judge <IfVersion> against (default 2.4.62)")
     parser.add_argument("--module", action="append", metavar="NAME", help="module loaded before the configuration, named either way "
                         "<IfModule> takes it (mod_ssl.c or ssl_module; repeatable); when given, <IfModule> on any "
                         "other module is false")
@@ -465,8 +482,10 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 
 def _codes(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--select", action="append", metavar="CODES", help="only these codes or prefixes (comma-separated)")
-    parser.add_argument("--ignore", action="append", metavar="CODES", help="skip these codes or prefixes (comma-separated)")
+    parser.add_argument("--select", action="append", type=_rule_codes, metavar="CODES",
+                        help="only these codes or prefixes (comma-separated)")
+    parser.add_argument("--ignore", action="append", type=_rule_codes, metavar="CODES",
+                        help="skip these codes or prefixes (comma-separated)")
 
 
 def build_parser(operator: bool = True) -> argparse.ArgumentParser:

@@ -64,6 +64,25 @@ def test_missing_path_and_bad_usage_exit_2(tmp_path):
     assert run("frobnicate")[0] == 2
 
 
+@pytest.mark.parametrize("command", ["lint", "migrate"])
+@pytest.mark.parametrize(("option", "value", "needle"), [
+    ("--select", "HT5O1", "HT5O1 is no rule code or prefix"),  # a letter O: it once selected nothing and passed
+    ("--ignore", "HT101,XYZ", "XYZ is no rule code or prefix"),
+    ("--target-version", "2.4", "a 2.4 release as major.minor.patch"),
+    ("--target-version", "abc", "a 2.4 release as major.minor.patch"),  # once an internal error
+    ("--target-version", "2.2.34", "a 2.4 release as major.minor.patch"),
+])
+def test_bad_option_values_are_usage_errors(site, capsys, command, option, value, needle):
+    code, out, err = run(command, option, value, str(site / "httpd.conf"))
+    assert code == 2 and not out, out
+    assert needle in capsys.readouterr().err + err
+
+
+def test_select_takes_codes_and_prefixes_in_any_case(site):
+    code, out, _ = run("lint", "--select", "ht10,HT3", "--ignore", "ht102", str(site))
+    assert {line.split()[1] for line in out.splitlines()} == {"HT101"}
+
+
 def test_json_format(site):
     code, out, _ = run("lint", "--format", "json", "--select", "HT101", str(site))
     [record] = json.loads(out)
