@@ -55,3 +55,16 @@ def test_each_kind_of_unused_mark_is_found_and_fixed():
         (6, "`httpd24: ignore-file=HT102`: HT102 silences nothing in this file; remove the mark"),
     ]
     assert fixed(text) == "\nMaxRequestWorkers 150\n    # httpd24: ignore=HT101\n    MaxClients 5\n"
+
+
+def test_a_code_that_names_no_rule_is_reported_whatever_ran():
+    """A typo (a letter O in HT1O1) silences nothing, and no --select makes it mean something: like
+    Ruff's RUF100 for unknown codes, it is reported even when the rule it was meant for did not run."""
+    text = "# httpd24: ignore=HT1O1,HT101\nMaxClients 5\n"
+    for select in (JUDGED, ["HT002"]):
+        assert ht002(text, select) == [
+            (1, "`httpd24: ignore=HT1O1,HT101`: HT1O1 names no rule (`httpd24 rules` lists them); remove it from the mark")]
+    # no fix: "HT1O1" may be a typo of the code meant, and words that name no rule may be a reason
+    assert fixed(text) == text
+    assert [c for _, c in ht002("# httpd24: ignore=HT101 legacy\nMaxClients 5\n")] == [
+        "`httpd24: ignore=HT101 legacy`: LEGACY names no rule (`httpd24 rules` lists them); remove it from the mark"]
