@@ -19,8 +19,7 @@ from typing import Iterable, Sequence
 from . import __version__, inputs, report
 from .config import ParseError, Target
 from .config.gcpause import gc_paused
-from .engine import Applicability, Finding, Severity, all_rules, get, lint, migrate
-from .engine.registry import REDIRECTS
+from .engine import Applicability, Finding, Severity, all_rules, get, lint, migrate, names_a_rule
 from .engine.runner import Migration
 
 FAIL_ON = {"error": 2, "warning": 1, "info": 0, "never": 99}
@@ -55,9 +54,8 @@ def _rule_codes(value: str) -> list[str]:
     """``--select``/``--ignore``: comma-separated codes or prefixes. One that names no rule is a usage
     error, as in ruff: a typo (``HT5O1``) would otherwise select nothing and pass CI."""
     codes = [code.strip().upper() for code in value.split(",") if code.strip()]
-    known = [rule.code for rule in all_rules()] + list(REDIRECTS)
     for code in codes:
-        if not any(k.startswith(code) for k in known):
+        if not names_a_rule(code):
             raise argparse.ArgumentTypeError(f"{code} is no rule code or prefix (`httpd24 rules` lists them)")
     return codes
 

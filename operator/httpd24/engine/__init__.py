@@ -2,10 +2,10 @@
 
 from .context import Context, DefaultsPolicy
 from .finding import Applicability, Finding, Fix, Severity
-from .registry import REDIRECTS, Rule, all_rules, get, register
+from .registry import REDIRECTS, Rule, all_rules, get, names_a_rule, register
 from .runner import Migration, lint, migrate
 
 __all__ = [
     "Applicability", "Context", "DefaultsPolicy", "Finding", "Fix", "Migration", "REDIRECTS", "Rule", "Severity",
-    "all_rules", "get", "lint", "migrate", "register",
+    "all_rules", "get", "lint", "migrate", "names_a_rule", "register",
 ]

@@ -128,6 +128,13 @@ def all_rules() -> list[Rule]:
     return [_REGISTRY[code] for code in sorted(_REGISTRY)]
 
 
+def names_a_rule(code: str) -> bool:
+    """Whether ``code`` (upper case) is a rule's code, a prefix of one, or a redirected old code: what
+    ``--select``, ``--ignore`` and ignore marks may name."""
+    _load()
+    return any(known.startswith(code) for known in (*_REGISTRY, *REDIRECTS))
+
+
 def get(code: str) -> Rule | None:
     _load()
     code = code.upper()

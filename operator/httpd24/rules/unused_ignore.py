@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from ..config import edit
-from ..engine import Applicability, Rule, Severity, all_rules, register
-from ..engine.registry import REDIRECTS
+from ..engine import Applicability, Rule, Severity, names_a_rule, register
 from ..engine.suppression import marks
 
 
@@ -47,11 +46,10 @@ class UnusedIgnore(Rule):
     fix_availability = "sometimes"
 
     def check_after(self, ctx, silenced, enabled):
-        known = [rule.code for rule in all_rules()] + list(REDIRECTS)
         for file, file_marks in marks(ctx.configset).items():
             here = [f for f in silenced if f.file == file]
             for mark in file_marks.marks:
-                unknown = [code for code in mark.codes if not any(k.startswith(code) for k in known)]
+                unknown = [code for code in mark.codes if not names_a_rule(code)]
                 idle = [
                     code for code in mark.codes
                     if any(c.startswith(code) for c in enabled)
