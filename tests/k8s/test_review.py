@@ -524,3 +524,34 @@ def test_an_update_is_unchanged_only_when_nothing_the_review_reads_changed():
     del labelled_now["metadata"]["labels"]
     assert not unchanged_input(old, labelled_now)  # the label that asks for review is its first review
     assert not unchanged_input(old, None)  # CREATE
+
+
+@pytest.mark.parametrize("migrate", [False, True], ids=["lint", "migrate"])
+def test_a_review_frees_its_trees_before_the_collector_resumes(migrate):
+    """The collector is paused during a review so that it never walks the trees; they must be gone
+    when it resumes. They once lived until the review returned, just after the collection that
+    resuming starts (one per review, over the whole tree: a tenth of a 1,000-line review)."""
+    import gc
+
+    from httpd24.config import Document
+
+    def documents() -> int:
+        return sum(isinstance(o, Document) for o in gc.get_objects())
+
+    walked: list[int] = []
+
+    def callback(phase, _info):
+        if phase == "start":
+            walked.append(documents())
+
+    text = "".join(f"<Directory /srv/{n}>\n    Order allow,deny\n    Allow from all\n</Directory>\nMaxClients {n}\n"
+                   for n in range(200))
+    gc.collect()
+    before = documents()
+    gc.callbacks.append(callback)
+    try:
+        r.analyze(configmap({"httpd.conf": text}), migrate=migrate)
+    finally:
+        gc.callbacks.remove(callback)
+    assert walked, "resuming the collector after a review this large starts a collection"
+    assert max(walked) == before

@@ -356,15 +356,16 @@ def _analyze(files, origin, problems, skipped, layout: Layout, migrate: bool) ->
     """The analysis, holding no parsed tree: it is cached, and trees are megabytes.
 
     The collector is paused for the whole review and the trees are freed by
-    reference counting at the end, so a review costs no garbage collection.
+    reference counting before it resumes (resuming starts a collection, which
+    must not find them), so a review costs no garbage collection.
     """
     with gc_paused():
         trees: list[ConfigSet] = []
         try:
             return _analyze_trees(files, origin, problems, skipped, layout, migrate, trees)
         finally:
-            for configset in trees:
-                configset.dispose()
+            while trees:
+                trees.pop().dispose()
 
 
 def _analyze_trees(files, origin, problems, skipped, layout: Layout, migrate: bool, trees) -> Analysis:
