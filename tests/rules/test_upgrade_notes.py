@@ -30,3 +30,9 @@ def test_one_info_finding_and_quiet_cases(code, trigger, quiet):
     assert findings(quiet, code) == []
     for dead in DEAD:
         assert findings(dead.format(trigger), code) == []
+
+
+def test_davlockdb_names_the_files_to_delete():
+    """SDBM keeps the database in two files beside the name; the message once read "DAVLock.dir/.pag"."""
+    [finding] = findings("DavLockDB /var/lock/DAVLock\n", "HT213")
+    assert "delete /var/lock/DAVLock.dir and /var/lock/DAVLock.pag" in finding.message

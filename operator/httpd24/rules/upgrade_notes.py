@@ -46,8 +46,8 @@ class DavLockDBFormat(Rule):
         path = item.args[0] if item.args else "?"
         yield self.finding(
             item,
-            f"the DAV lock database format changed in 2.4: delete {path} (and {path}.dir/.pag) while the server is"
-            " stopped during the upgrade",
+            f"the DAV lock database format changed in 2.4: delete {path}.dir and {path}.pag (its SDBM files; {path} "
+            "itself with another DBM) while the server is stopped during the upgrade",
         )
 
 
