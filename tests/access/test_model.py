@@ -215,3 +215,13 @@ def test_htaccess_merges_after_its_directory():
     model = build(ConfigSet.from_mapping(files, entry="httpd.conf"))
     assert decide_22(model, Request("/a/x", client="127.0.0.1")) == 200
     assert decide_22(model, Request("/a/x", client="127.0.0.2")) == 403
+
+
+def test_what_a_migration_remembers_of_its_input_decides_how_later_passes_read():
+    """An unconditional 2.4-only line shows a configuration runs on 2.4, unless the migration read its
+    input as 2.2 and wrote that line itself: later passes read the text as the first one did."""
+    text = "<Directory /srv>\n    Require ip 10.0.0.0/8\n</Directory>\n"
+    cs = ConfigSet.from_mapping({"httpd.conf": text}, entry="httpd.conf")
+    assert build(cs).mode == "compat"
+    assert build(cs, on_24=False).mode == "2.2"  # a later pass of a migration whose input was 2.2
+    assert build(cs, on_24=True).mode == "compat"

@@ -471,8 +471,8 @@ class Model:
     has_24_syntax: bool = False
     access_file_names: list[str] = field(default_factory=lambda: [".htaccess"])
     has_entry: bool = False
-    #: Read as a configuration that already runs on 2.4 (:func:`build`'s ``on_24``).
-    on_24: bool = False
+    #: What :func:`build` was told of the configuration (its ``on_24``): None, nothing.
+    on_24: bool | None = None
     #: Modules of live LoadModule lines, in reading order ("authz_user_module", ...).
     load_order: tuple[str, ...] = ()
     #: Derived data computed once per model (the plan's scope index, chains per scope).
@@ -648,7 +648,7 @@ def _questions(sections, target: Target) -> list[Question]:
 
 
 class Builder:
-    def __init__(self, configset: ConfigSet, target: Target | None, view=None, on_24: bool = False) -> None:
+    def __init__(self, configset: ConfigSet, target: Target | None, view=None, on_24: bool | None = None) -> None:
         self.configset = configset
         self.on_24 = on_24
         self.view = view if view is not None else configset.view(target or Target(version=(2, 4, 62), modules=None))
@@ -899,9 +899,10 @@ class Builder:
             if scope.kind == "htaccess" and scope.dirpath not in dirs:
                 scope.dirpath = None
         # 2.2 could not read 2.4's lines, so a configuration with both runs on 2.4 + mod_access_compat, and
-        # one with such a line outside every branch 2.2 may skip runs on 2.4 (with or without the module).
-        on_24 = self.on_24 or bool(self.hybrid_items and self.compat_items) or any(
-            item.in_section(*CONDITIONS_22_KNOWS) is None for item in self.hybrid_items)
+        # one with such a line outside every branch 2.2 may skip runs on 2.4 (with or without the module)
+        # -- unless a migration read its input as 2.2 and wrote that line itself (``self.on_24`` False).
+        on_24 = bool(self.on_24) or bool(self.hybrid_items and self.compat_items) or (self.on_24 is None and any(
+            item.in_section(*CONDITIONS_22_KNOWS) is None for item in self.hybrid_items))
         mode: Mode = "compat" if on_24 else "2.2"
         return Model(
             scopes=sorted(self.order, key=lambda s: s.index),
@@ -932,13 +933,14 @@ _READ_KEYS = (
 )
 
 
-def build(configset: ConfigSet, target: Target | None = None, view=None, *, on_24: bool = False) -> Model:
+def build(configset: ConfigSet, target: Target | None = None, view=None, *, on_24: bool | None = None) -> Model:
     """Read the access-control settings of a configuration set (``view``: its view for ``target``, if built).
 
-    ``on_24``: the configuration is known to run on 2.4 already (a migration whose input mixed 2.2 and
-    2.4 access control or had a 2.4-only line 2.2 could not skip, in its later passes): what it holds is
-    read as 2.4 + mod_access_compat reads it, even once no 2.4-only line is left to tell, never as 2.2
-    would have read it."""
+    ``on_24``: what a migration's first pass found, for its later passes (None: read the text alone).
+    True: the input ran on 2.4 (it mixed 2.2 and 2.4 access control, or had a 2.4-only line 2.2 could
+    not skip), so what it holds is read as 2.4 + mod_access_compat reads it, even once no 2.4-only line
+    is left to tell, never as 2.2 would have read it. False: the input was 2.2, and the 2.4 lines the
+    migration wrote do not make it a 2.4 configuration."""
     with gc_paused():
         builder = Builder(configset, target, view, on_24)
         builder.read()

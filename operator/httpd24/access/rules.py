@@ -32,12 +32,13 @@ from .worlds import make_plan
 def _analysis(ctx) -> tuple[Model, Plan]:
     """The model and plan of a context, built once per lint pass and kept as long as the context.
 
-    A migration whose input mixed 2.2 and 2.4 access control ran on 2.4 + mod_access_compat, and its
-    later passes read it so (``on_24``): once the rewrite took the last Order/Allow/Deny away, nothing
-    in the text says any more that an AuthType without Require answers 500 rather than 2.2's 200."""
+    A migration's later passes read the text as its first pass read the input (``on_24``). An input that
+    ran on 2.4 (+ mod_access_compat) stays so once the rewrite took the last Order/Allow/Deny away, when
+    nothing in the text says any more that an AuthType without Require answers 500 rather than 2.2's
+    200; and the Require lines written for a 2.2 input do not make it one that ran on 2.4."""
     cached = ctx.__dict__.get("_httpd24_access_analysis")
     if cached is None:
-        model = build(ctx.configset, ctx.target, ctx.view, on_24=ctx.memory.get("access.on_24", False))
+        model = build(ctx.configset, ctx.target, ctx.view, on_24=ctx.memory.get("access.on_24"))
         ctx.memory.setdefault("access.on_24", model.mode == "compat")
         cached = ctx.__dict__["_httpd24_access_analysis"] = (model, make_plan(model))
     return cached
