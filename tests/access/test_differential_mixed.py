@@ -9,7 +9,9 @@ of their sections: `Require` with 2.4 providers, `<RequireAll>`/`<RequireAny>`, 
 without Require, a sample that missed the variables of Require lines inside containers).
 
 A section that sets AuthType where no Require applies answers 500 there today (AH01627): the
-migration must keep that answer in all of its passes, or leave the mixed sections to a person.
+migration must keep that answer in all of its passes, or leave the mixed sections to a person. So
+must the migration of a configuration written for 2.4 alone (the same ones without their
+Order/Allow/Deny/Satisfy lines), where HT504 once wrote `Require all granted` and opened the section.
 """
 
 from __future__ import annotations
@@ -73,3 +75,29 @@ def test_mixed_migrations_answer_as_2_4_with_compat(httpd, access, capsys):
               f"{held_for_500} left for a person to replace a 500")
     assert not bad, "\n\n".join(f"{r.name}\n{r.format(limit=5)}" for r in bad[:3])
     assert len(cases) > 2 * refused, "most mixed configurations must be migrated"
+
+
+#: A section with AuthType and no Require, for about half of the configurations written for 2.4.
+AUTH_ONLY = "<Location /c>\n    AuthType Basic\n    AuthName c\n    AuthUserFile /etc/httpd24-none\n</Location>\n"
+COMPAT_LINE = re.compile(r"\s*(Order|Allow|Deny|Satisfy)\b", re.I)
+
+
+def test_configurations_written_for_2_4_keep_their_answers(httpd, capsys):
+    cases, kept_500 = [], 0
+    for index, text in differential.random_configs(SEED, COUNT):
+        rng = random.Random(f"{SEED}:for-2.4:{index}")
+        written = mixed(rng, text)
+        if written.splitlines() == text.splitlines():  # no 2.4 line (and no <IfModule>): it could be 2.2
+            continue
+        text = "".join(line for line in written.splitlines(keepends=True) if not COMPAT_LINE.match(line))
+        text += AUTH_ONLY if rng.random() < 0.5 else ""
+        result = migrate(differential.ConfigSet.from_mapping({"httpd.conf": text}, entry="httpd.conf"))
+        kept_500 += any(f.code == "HT504" and f.fix is None for f in result.remaining)
+        candidate = {"httpd.conf": result.files["httpd.conf"].decode()}
+        cases.append(differential.Case(f"seed={SEED} index={index} (written for 2.4)\n{text}", text, candidate))
+    bad = [r for r in differential.compare_many(cases, httpd=httpd) if not r.ok]
+    with capsys.disabled():
+        print(f"\n[written for 2.4] HTTPD24_SEED={SEED}: {len(cases)} configurations proven, {kept_500} with a "
+              f"500 kept for a person")
+    assert not bad, "\n\n".join(f"{r.name}\n{r.format(limit=5)}" for r in bad[:3])
+    assert kept_500 and len(cases) > COUNT // 2
