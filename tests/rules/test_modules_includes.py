@@ -1,3 +1,5 @@
+import re
+
 import pytest
 from apache_fixture import httpd  # noqa: F401
 from ruletest import configset, findings, fixed
@@ -189,6 +191,16 @@ def test_module_not_loaded_names_moved_modules():
     assert found["unixd_module"].line == 2 and "mod_unixd" in found["unixd_module"].message
     assert found["filter_module"].line == 3 and "mod_filter" in found["filter_module"].message
     assert all(f.severity == Severity.INFO for f in found.values())
+
+
+def test_module_not_loaded_reasons_read_without_nested_parentheses():
+    """The message puts the reason in parentheses: "(the MPM is a loadable module in 2.4 (2.2 compiled
+    it in))" once read so."""
+    text = ("LoadModule alias_module modules/mod_alias.so\nAuthType Basic\nSSLSessionCache shmcb:/run/c(512000)\n"
+            "<Proxy balancer://b>\nBalancerMember http://a\n</Proxy>\nOrder allow,deny\n")
+    reasons = [m.group(1) for f in findings(text, "HT404") if (m := re.search(r"does not load \((.*?)\): ", f.message))]
+    assert len(reasons) >= 6, reasons
+    assert [r for r in reasons if "(" in r or ")" in r] == []
 
 
 def test_module_not_loaded_fix_adds_every_missing_module_once():
