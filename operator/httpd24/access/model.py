@@ -899,10 +899,10 @@ class Builder:
             if scope.kind == "htaccess" and scope.dirpath not in dirs:
                 scope.dirpath = None
         # 2.2 could not read 2.4's lines, so a configuration with both runs on 2.4 + mod_access_compat, and
-        # one with such a line outside every branch 2.2 may skip runs on 2.4 (with or without the module)
-        # -- unless a migration read its input as 2.2 and wrote that line itself (``self.on_24`` False).
-        on_24 = bool(self.on_24) or bool(self.hybrid_items and self.compat_items) or (self.on_24 is None and any(
-            item.in_section(*CONDITIONS_22_KNOWS) is None for item in self.hybrid_items))
+        # one with such a line outside every branch 2.2 may skip runs on 2.4 (with or without the module).
+        # A migration's later passes read the text as its first pass read the input (``self.on_24``).
+        on_24 = self.on_24 if self.on_24 is not None else bool(self.hybrid_items and self.compat_items) or any(
+            item.in_section(*CONDITIONS_22_KNOWS) is None for item in self.hybrid_items)
         mode: Mode = "compat" if on_24 else "2.2"
         return Model(
             scopes=sorted(self.order, key=lambda s: s.index),
