@@ -12,6 +12,8 @@ import pydantic
 import pytest
 import yaml
 
+from gcwatch import documents_seen_by_collections
+
 from httpd24.k8s import mainconf, rollout
 from httpd24.k8s.models_server import MAIN_KEY, HttpdServerSpec, crd, parse_spec
 
@@ -243,3 +245,15 @@ def test_a_missing_secret_file_gets_the_mounted_ones_and_what_to_do():
         "holding that file, with the key, in spec.secrets (name, keys)")
     assert "no Secret under secrets/" in rollout.secret_hint(_plan(), output)
     assert rollout.secret_hint(p, "AH00526: Invalid command 'Order'") == ""
+
+
+@pytest.mark.parametrize("migration", ["migrated", "asStored"])
+def test_a_plan_frees_its_trees_before_the_collector_resumes(migration):
+    """The operator plans up to 16 servers at a time; a collection that finds their trees walks
+    every node (the engine pauses the collector for that reason, and a plan must not undo it)."""
+    text = "".join(f"<Directory /srv/{n}>\n    Order allow,deny\n    Allow from all\n</Directory>\nMaxClients {n}\n"
+                   for n in range(200))
+    spec = parse_spec({"configMapRef": {"name": "web-conf"}, "migration": migration})
+    before, walked = documents_seen_by_collections(lambda: rollout.plan("web", "shop", spec, {"data": {"httpd.conf": text}}))
+    assert walked, "resuming the collector after a plan this large starts a collection"
+    assert max(walked) == before

@@ -10,6 +10,8 @@ from pathlib import Path
 import jsonpatch
 import pytest
 
+from gcwatch import documents_seen_by_collections
+
 from httpd24 import api
 from httpd24.engine import Severity
 from httpd24.k8s import review as r
@@ -531,27 +533,8 @@ def test_a_review_frees_its_trees_before_the_collector_resumes(migrate):
     """The collector is paused during a review so that it never walks the trees; they must be gone
     when it resumes. They once lived until the review returned, just after the collection that
     resuming starts (one per review, over the whole tree: a tenth of a 1,000-line review)."""
-    import gc
-
-    from httpd24.config import Document
-
-    def documents() -> int:
-        return sum(isinstance(o, Document) for o in gc.get_objects())
-
-    walked: list[int] = []
-
-    def callback(phase, _info):
-        if phase == "start":
-            walked.append(documents())
-
     text = "".join(f"<Directory /srv/{n}>\n    Order allow,deny\n    Allow from all\n</Directory>\nMaxClients {n}\n"
                    for n in range(200))
-    gc.collect()
-    before = documents()
-    gc.callbacks.append(callback)
-    try:
-        r.analyze(configmap({"httpd.conf": text}), migrate=migrate)
-    finally:
-        gc.callbacks.remove(callback)
+    before, walked = documents_seen_by_collections(lambda: r.analyze(configmap({"httpd.conf": text}), migrate=migrate))
     assert walked, "resuming the collector after a review this large starts a collection"
     assert max(walked) == before

@@ -13,7 +13,11 @@ from __future__ import annotations
 
 import contextlib
 import gc
-from typing import Iterator
+from typing import Iterator, Protocol
+
+
+class _Tree(Protocol):
+    def dispose(self) -> None: ...
 
 
 @contextlib.contextmanager
@@ -26,3 +30,20 @@ def gc_paused() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+@contextlib.contextmanager
+def trees_freed_before_collection() -> Iterator[list[_Tree]]:
+    """:func:`gc_paused`, and every tree the block appends to the list it gets is disposed before
+    the collector resumes.
+
+    For callers that keep a result but no tree (a webhook's review, the operator's plan): resuming
+    the collector starts a collection, and a tree still alive then is walked node by node.
+    """
+    with gc_paused():
+        trees: list[_Tree] = []
+        try:
+            yield trees
+        finally:
+            while trees:
+                trees.pop().dispose()

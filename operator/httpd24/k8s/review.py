@@ -48,7 +48,7 @@ from typing import Any, Iterable, Literal, Mapping
 
 from .. import api
 from ..config import ConfigSet, ParseError
-from ..config.gcpause import gc_paused
+from ..config.gcpause import trees_freed_before_collection
 from ..engine import Applicability, Finding, Severity
 
 # -- names -------------------------------------------------------------------------------------
@@ -359,13 +359,8 @@ def _analyze(files, origin, problems, skipped, layout: Layout, migrate: bool) ->
     reference counting before it resumes (resuming starts a collection, which
     must not find them), so a review costs no garbage collection.
     """
-    with gc_paused():
-        trees: list[ConfigSet] = []
-        try:
-            return _analyze_trees(files, origin, problems, skipped, layout, migrate, trees)
-        finally:
-            while trees:
-                trees.pop().dispose()
+    with trees_freed_before_collection() as trees:
+        return _analyze_trees(files, origin, problems, skipped, layout, migrate, trees)
 
 
 def _analyze_trees(files, origin, problems, skipped, layout: Layout, migrate: bool, trees) -> Analysis:

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from .. import api
+from ..config.gcpause import trees_freed_before_collection
+from ..engine.modules import ModuleRequirements
 from . import mainconf
 from .models_server import GROUP, KIND, MAIN_KEY, SECRETS_DIR, VERSION, HttpdServerSpec
 
@@ -127,36 +129,14 @@ def plan(name: str, namespace: str, spec: HttpdServerSpec, configmap: Mapping[st
     if secret_files and SECRETS_DIR in files:
         raise PlanError("ReservedKey", f"ConfigMap {spec.configMapRef.name} has a key {SECRETS_DIR!r}, the directory where "
                         "spec.secrets mounts the Secrets; rename the key")
-    cs = api.load_mapping(files, entry=entry, server_root=mainconf.SERVER_ROOT)
-    if cs.errors:
-        raise PlanError("ParseError", "; ".join(str(e) for e in cs.errors[:5]))
-    applied = 0
-    deployed = cs
-    try:
-        if spec.migration == "migrated":
-            migration = api.migrate(cs, defaults=spec.defaults)
-            if migration.failures:
-                raise PlanError("MigrationFailed", "; ".join(migration.failures[:3]))
-            files = dict(migration.files)
-            applied = len(migration.applied)
-            remaining = migration.remaining
-            # what was rewritten plus what is left: the findings of the stored text, without linting twice
-            findings = list(migration.applied) + list(remaining)
-            deployed = migration.configset or api.load_mapping(files, entry=entry, server_root=mainconf.SERVER_ROOT)
-        else:
-            findings = remaining = api.lint(cs, defaults=spec.defaults)
-    except api.ParseError as e:
-        raise PlanError("ParseError", str(e)) from None
+    # The trees go before the collector resumes: the operator plans 16 servers at a time.
+    with trees_freed_before_collection() as trees:
+        files, applied, findings, required, own_listen = _read(files, entry, spec, trees)
     counts = _severity_counts(findings)
-    try:
-        required = api.required_modules(deployed)
-    except api.ParseError as e:
-        raise PlanError("ParseError", str(e)) from None
     try:
         modules = mainconf.modules_to_load(required.to_load(builtin="image"), spec.extraModules or ())
     except ValueError as e:
         raise PlanError("ModuleConflict", str(e)) from None
-    own_listen = mainconf.listen_ports(deployed)
     if spec.ports:
         ports = [p.port for p in spec.ports]
     else:
@@ -165,7 +145,7 @@ def plan(name: str, namespace: str, spec: HttpdServerSpec, configmap: Mapping[st
         entry=entry, modules=modules, listen=[] if own_listen else ports, owner=f"{namespace}/{name}"
     )
     bundle = mainconf.bundle(files, main)
-    needs_person = [f for f in remaining if _severity_counts([f]).get("info", 0) == 0]
+    needs_person = [f for f in findings[applied:] if _severity_counts([f]).get("info", 0) == 0]
     return Plan(
         spec=spec,
         files=bundle,
@@ -179,6 +159,33 @@ def plan(name: str, namespace: str, spec: HttpdServerSpec, configmap: Mapping[st
         remaining_text=[f"{f.code} {f.file}:{f.line}: {f.message}" for f in needs_person[:5]],
         secret_files=secret_files,
     )
+
+
+def _read(
+    files: dict[str, bytes], entry: str, spec: HttpdServerSpec, trees: list
+) -> tuple[dict[str, bytes], int, list[api.Finding], ModuleRequirements, list[int]]:
+    """Files to deploy, how many findings were fixed, the findings (fixed first; without their trees),
+    the modules they need and their own Listen ports; every tree parsed is put in ``trees``."""
+    cs = api.load_mapping(files, entry=entry, server_root=mainconf.SERVER_ROOT)
+    trees.append(cs)
+    if cs.errors:
+        raise PlanError("ParseError", "; ".join(str(e) for e in cs.errors[:5]))
+    try:
+        if spec.migration != "migrated":
+            findings = [f.detached() for f in api.lint(cs, defaults=spec.defaults)]
+            return files, 0, findings, api.required_modules(cs), mainconf.listen_ports(cs)
+        migration = api.migrate(cs, defaults=spec.defaults)
+        if migration.failures:
+            raise PlanError("MigrationFailed", "; ".join(migration.failures[:3]))
+        files = dict(migration.files)
+        deployed = migration.configset or api.load_mapping(files, entry=entry, server_root=mainconf.SERVER_ROOT)
+        if deployed is not cs:
+            trees.append(deployed)
+        # what was rewritten plus what is left: the findings of the stored text, without linting twice
+        findings = [f.detached() for f in (*migration.applied, *migration.remaining)]
+        return files, len(migration.applied), findings, api.required_modules(deployed), mainconf.listen_ports(deployed)
+    except api.ParseError as e:
+        raise PlanError("ParseError", str(e)) from None
 
 
 def secret_hint(p: Plan, gate_output: str) -> str:
