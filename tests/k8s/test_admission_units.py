@@ -107,6 +107,30 @@ def test_handler_ids_are_the_url_paths():
     assert {webhooks.VALIDATE_ID, webhooks.MUTATE_ID} <= ids
 
 
+# -- review workers ------------------------------------------------------------------------------------------------
+def test_a_review_goes_to_the_least_busy_worker_and_a_validation_to_where_its_mutation_went():
+    from httpd24.k8s.admission import Reviewer
+
+    reviewer = Reviewer(workers=3)
+    reviewer.in_flight = [2, 0, 1]
+    assert reviewer.choose("shop/web", "mutate") == 1
+    reviewer.in_flight = [0, 3, 0]
+    assert reviewer.choose("shop/api", "validate") == 0  # no mutation seen: the least busy
+    assert reviewer.choose("shop/web", "validate") == 1  # its analysis is cached there, however busy
+    assert reviewer.choose("shop/web", "validate") == 0  # once: the next request is placed anew
+
+
+def test_placements_waiting_for_their_validation_are_bounded():
+    from httpd24.k8s.admission import Reviewer
+
+    reviewer = Reviewer(workers=2)
+    reviewer.in_flight = [0, 0]
+    for n in range(Reviewer.PLACED_LIMIT + 10):  # mutations whose validation never came (denied)
+        reviewer.choose(f"shop/web-{n}", "mutate")
+    assert len(reviewer.placed) == Reviewer.PLACED_LIMIT
+    assert "shop/web-0" not in reviewer.placed and f"shop/web-{Reviewer.PLACED_LIMIT + 9}" in reviewer.placed
+
+
 # -- the operator's options ----------------------------------------------------------------------------------------
 def parse(*argv):
     from httpd24.k8s import main

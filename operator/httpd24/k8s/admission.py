@@ -16,6 +16,7 @@ import asyncio
 import json
 import logging
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -45,14 +46,22 @@ CONFIG = Config()
 class Reviewer:
     """Runs reviews in worker processes (the engine is CPU-bound Python: one process per core).
 
-    Each ConfigMap (namespace/name) goes to the same worker, so the validating webhook finds
-    the mutating webhook's analysis in that worker's cache. ``workers=0`` reviews in the event
-    loop (large configs in a thread).
+    A request goes to the worker with the fewest reviews in flight, except a validating request
+    after its mutating one: that goes where the mutating one went, whose cache holds the
+    analysis (one review per object instead of two). Hashing every request to a fixed worker
+    kept that too, but left one worker with a queue while the other idled: the long tail of
+    the latency. ``workers=0`` reviews in the event loop (large configs in a thread).
     """
+
+    #: Objects whose validating request is still to come (a mutating request may be denied, or
+    #: the apiserver may give up): bounded, oldest forgotten first.
+    PLACED_LIMIT = 1024
 
     def __init__(self, workers: int = 0) -> None:
         self.workers = max(0, workers)
         self.pools: list[Any] = []
+        self.in_flight: list[int] = []
+        self.placed: OrderedDict[str, int] = OrderedDict()
 
     def start(self) -> None:
         if not self.workers:
@@ -63,6 +72,7 @@ class Reviewer:
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(["httpd24.k8s.review", "httpd24.rules"])
         self.pools = [concurrent.futures.ProcessPoolExecutor(1, mp_context=context) for _ in range(self.workers)]
+        self.in_flight = [0] * self.workers
         warm = {"mode": int(Mode.WARN), "stage": "validate"}
         for pool in self.pools:  # start the processes now, not on the first request
             pool.submit(review.review_portable, {"data": {"httpd.conf": "ServerName warm\n"}}, warm).result(60)
@@ -71,17 +81,32 @@ class Reviewer:
         for pool in self.pools:
             pool.shutdown(wait=False, cancel_futures=True)
         self.pools = []
+        self.placed.clear()
+
+    def choose(self, route: str, stage: review.Stage) -> int:
+        """The worker for a request on the object ``route`` (namespace/name) at ``stage``."""
+        if stage == "validate":
+            index = self.placed.pop(route, None)
+            if index is not None:
+                return index
+        index = min(range(len(self.in_flight)), key=self.in_flight.__getitem__)
+        if stage == "mutate":
+            self.placed[route] = index
+            self.placed.move_to_end(route)
+            while len(self.placed) > self.PLACED_LIMIT:
+                self.placed.popitem(last=False)
+        return index
 
     async def review(self, route: str, body: Mapping[str, Any], size: int, **kwargs: Any) -> review.Decision:
         if not self.pools:
             call = lambda: review.review(body, **kwargs)  # noqa: E731
             return await asyncio.to_thread(call) if size > THREAD_THRESHOLD else call()
         import concurrent.futures.process
-        import zlib
 
-        index = zlib.crc32(route.encode()) % len(self.pools)
+        index = self.choose(route, kwargs["stage"])
         args = dict(kwargs, mode=int(kwargs["mode"]))
         loop = asyncio.get_running_loop()
+        self.in_flight[index] += 1
         try:
             return await loop.run_in_executor(self.pools[index], review.review_portable, body, args)
         except concurrent.futures.process.BrokenProcessPool:
@@ -92,6 +117,8 @@ class Reviewer:
                 1, mp_context=multiprocessing.get_context("forkserver")
             )
             return await asyncio.to_thread(lambda: review.review(body, **kwargs))
+        finally:
+            self.in_flight[index] -= 1
 
 
 REVIEWER = Reviewer()
