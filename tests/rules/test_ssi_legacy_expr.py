@@ -5,6 +5,20 @@ from ruletest import findings, fixed
 from httpd24.apache import configtest
 from httpd24.config import Target
 
+#: httpd's multi-language error documents, as 2.2's httpd.conf (and every distribution's) sets them up.
+#: The 2.4 package ships its own documents there, written for the new expression parser.
+ERROR_DOCUMENTS = """\
+Alias /error/ "/usr/share/apache2/error/"
+<Directory "/usr/share/apache2/error">
+    Options IncludesNoExec
+    AddOutputFilter Includes html
+    AddHandler type-map var
+    LanguagePriority en
+    ForceLanguagePriority Prefer Fallback
+</Directory>
+ErrorDocument 404 /error/HTTP_NOT_FOUND.html.var
+"""
+
 
 @pytest.mark.parametrize(
     "text",
@@ -20,6 +34,7 @@ from httpd24.config import Target
         pytest.param("<IfVersion < 2.3>\nAddOutputFilter INCLUDES .shtml\n</IfVersion>\n", id="dead-ifversion"),
         pytest.param("<IfModule !mod_authz_core.c>\nAddHandler server-parsed .shtml\n</IfModule>\n", id="dead-ifmodule"),
         pytest.param("AddOutputFilter DEFLATE .html\n", id="other-filter"),
+        pytest.param(ERROR_DOCUMENTS, id="httpd-error-documents"),
     ],
 )
 def test_noop(text):
@@ -54,6 +69,20 @@ def test_no_finding_when_mod_include_is_not_loaded():
             id="server-level-chain",
         ),
         pytest.param(
+            "AddOutputFilter INCLUDES .shtml\n" + ERROR_DOCUMENTS,
+            "AddOutputFilter INCLUDES .shtml\n"
+            '<Location "/">\n    SSILegacyExprParser on\n</Location>\n'
+            '<Location "/error/">\n    SSILegacyExprParser off\n</Location>\n' + ERROR_DOCUMENTS,
+            id="server-level-but-not-the-error-documents",
+        ),
+        pytest.param(
+            ERROR_DOCUMENTS + "<VirtualHost *:80>\n  AddOutputFilter INCLUDES .shtml\n</VirtualHost>\n",
+            ERROR_DOCUMENTS + '<VirtualHost *:80>\n  AddOutputFilter INCLUDES .shtml\n  <Location "/">\n'
+            '      SSILegacyExprParser on\n  </Location>\n  <Location "/error/">\n      SSILegacyExprParser off\n'
+            "  </Location>\n</VirtualHost>\n",
+            id="vhost-inherits-the-error-documents",
+        ),
+        pytest.param(
             "<VirtualHost *:80>\n  XBitHack on\n  AddHandler server-parsed .shtml\n</VirtualHost>\n",
             '<VirtualHost *:80>\n  XBitHack on\n  <Location "/">\n      SSILegacyExprParser on\n  </Location>\n'
             "  AddHandler server-parsed .shtml\n</VirtualHost>\n",
@@ -80,3 +109,22 @@ def test_real_httpd_accepts_fix_and_runs_22_if_expr(httpd):
     with Instance({"site.conf": after, "docs/p.shtml": page}, "site.conf", modules, httpd=httpd) as srv:
         assert srv.request("/p.shtml?yes").text.strip() == "YES"
         assert srv.request("/p.shtml?no").text.strip() == "NO"
+
+
+@pytest.mark.apache
+def test_real_httpd_keeps_24s_error_documents_working_after_the_fix(httpd):
+    """2.4's multi-language error documents use ap_expr: under `SSILegacyExprParser on` they print
+    "[an error occurred while processing this directive]" instead of the referring page's link."""
+    from httpd24.apache import Instance
+
+    site = "Options +Includes\nAddType text/html .shtml\nAddOutputFilter INCLUDES .shtml\nDocumentRoot docs\n" + ERROR_DOCUMENTS
+    page = '<!--#if expr="$QUERY_STRING = /yes/" -->YES<!--#else -->NO<!--#endif -->\n'
+    after = fixed(site, "HT208")
+    modules = ["include_module", "mime_module", "alias_module", "negotiation_module", "authz_core_module",
+               "authn_core_module"]
+    with Instance({"site.conf": after, "docs/p.shtml": page}, "site.conf", modules, httpd=httpd) as srv:
+        assert srv.request("/p.shtml?yes").text.strip() == "YES"
+        missing = srv.request("/missing", headers={"Referer": "http://shop.example/list"})
+        assert missing.status == 404
+        assert '<a href="http://shop.example/list">' in missing.text
+        assert "an error occurred" not in missing.text

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import posixpath
+
 from ..config import edit
 from ..engine import Applicability, Rule, Severity, register
-from ._ht2xx import DIR_SECTIONS, module_available, scope_of
+from ._ht2xx import DIR_SECTIONS, module_available, scope_of, server_of
 
 _LEGACY = "SSILegacyExprParser on"
 _LOCATION = '<Location "/">\n    SSILegacyExprParser on\n</Location>'
+_MODERN_AT = '<Location "{}">\n    SSILegacyExprParser off\n</Location>'
 
 
 _ACTIVATING_KEYS = frozenset(
@@ -35,6 +38,41 @@ def _activates_includes(item) -> bool:
     if key == "filterprovider" and len(args) >= 2:
         return args[1] == "includes"
     return False
+
+
+def _innermost(item):
+    """The per-directory section an item sits in directly (conditionals between them left out)."""
+    scope = scope_of(item)
+    return scope[-1] if scope and scope[-1].key in DIR_SECTIONS else None
+
+
+def _error_documents(ctx, activations: list) -> tuple[set[int], list]:
+    """httpd's multi-language error documents: the ``<Directory>`` sections (by id) of a directory
+    named ``error`` that serves type maps through INCLUDES, and the Aliases that map URLs to one.
+
+    The 2.4 package (and the official image) ships its own documents there, written for the new
+    parser: under ``SSILegacyExprParser on`` they print "[an error occurred while processing this
+    directive]" where the link to the referring page was.
+    """
+    parsing = {id(section) for section in map(_innermost, activations) if section is not None}
+    directories: dict[str, int] = {}
+    for item in ctx.items("addhandler"):
+        section = _innermost(item)
+        if (section is not None and section.key == "directory" and section.args and id(section) in parsing
+                and len(item.args) >= 2 and item.args[0].lower() == "type-map"
+                and any(a.lower().lstrip(".") == "var" for a in item.args[1:])):
+            path = posixpath.normpath(section.args[0])
+            if posixpath.basename(path) == "error":
+                directories[path] = id(section)
+    aliases = [a for a in ctx.items("alias") if len(a.args) == 2 and posixpath.normpath(a.args[1]) in directories]
+    return set(directories.values()), aliases
+
+
+def _error_document_urls(aliases: list, server) -> list[str]:
+    """The URLs of the error documents under a ``<Location "/">`` of ``server`` (None: the main
+    server, whose sections every virtual host inherits)."""
+    urls = [a.args[0] for a in aliases if server is None or server_of(a) in (None, server)]
+    return list(dict.fromkeys(urls))
 
 
 def _server_wide(scope: tuple) -> tuple:
@@ -80,11 +118,17 @@ class SSIIfExprLegacySyntax(Rule):
     </Directory>
     ```
 
+    httpd's own multi-language error documents (an `error` directory serving
+    type maps through INCLUDES, as 2.2's `httpd.conf` sets them up) are left
+    alone: the 2.4 package ships new ones there, written for the new parser.
+
     ## Fix safety
     Preserve: `SSILegacyExprParser on` (2.3.13+) is 2.2's expression parser.
     It is valid only in directory context, so where SSI is switched on for a
-    whole server the fix adds it in a `<Location "/">` of that server. Drop
-    the fix once the pages use ap_expr syntax (or use none).
+    whole server the fix adds it in a `<Location "/">` of that server, and
+    turns it off again in a `<Location>` of each URL the error documents are
+    aliased to (2.4's own documents break under the legacy parser). Drop the
+    fix once the pages use ap_expr syntax (or use none).
     """
 
     code = "HT208"
@@ -105,9 +149,10 @@ class SSIIfExprLegacySyntax(Rule):
             (i for i in ctx.items(*_ACTIVATING_KEYS) if _activates_includes(i)),
             key=lambda i: len([s for s in scope_of(i) if s.key in DIR_SECTIONS]),
         )
+        error_directories, error_aliases = _error_documents(ctx, activations)
         for item in activations:
             scope = scope_of(item)
-            if any(scope[: len(c)] == c for c in covered):
+            if any(scope[: len(c)] == c for c in covered) or any(id(s) in error_directories for s in scope):
                 continue
             # One fix per scope; a server-level activation covers the whole server.
             key = tuple(id(s) for s in scope)
@@ -118,8 +163,14 @@ class SSIIfExprLegacySyntax(Rule):
             in_directory = any(s.key in DIR_SECTIONS for s in scope)
             if not in_directory:
                 covered.append(scope)
-            text = _LEGACY if in_directory else _LOCATION
-            where = "here" if in_directory else 'in a <Location "/"> of this server (it is a directory-context directive)'
+            text, where = _LEGACY, "here"
+            if not in_directory:
+                urls = _error_document_urls(error_aliases, server_of(item))
+                text = "\n".join([_LOCATION, *(_MODERN_AT.format(url) for url in urls)])
+                where = 'in a <Location "/"> of this server (it is a directory-context directive)'
+                if urls:
+                    where += (f", and `SSILegacyExprParser off` under {', '.join(urls)}:"
+                              " 2.4's own error documents there use ap_expr")
             yield self.finding(
                 item,
                 f"{node.name} switches SSI on: 2.4 reads <!--#if expr --> with the new ap_expr parser;"
