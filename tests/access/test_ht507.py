@@ -188,6 +188,20 @@ def test_group_file_in_child_makes_groupfile_authoritative_again():
     assert "members of group admins" not in finding.message  # mod_authz_user is not authoritative there
 
 
+def test_group_file_of_a_section_merged_later_counts():
+    """A <Files> section merges after the <Directory> whose Require lines it leaves alone; its
+    AuthGroupFile switched mod_authz_groupfile on for them (random run seed 796511723, index 251)."""
+    text = ("<Directory /srv/www/a>\n    AuthType Basic\n    AuthName a\n    AuthUserFile /etc/users\n"
+            "    Require user carol\n    Require group admins\n</Directory>\n"
+            "<FilesMatch \"\\.log$\">\n    AuthGroupFile /etc/groups\n</FilesMatch>\n")
+    [finding] = findings(text, "HT507")
+    assert finding.line == 5
+    assert "user carol (refused on 2.2 where mod_authz_groupfile ran first)" in finding.message
+    with pytest.raises(TranslationError, match="HT507"):
+        translate(configset(text))
+    assert findings(text.replace("AuthGroupFile /etc/groups", "AuthName logs"), "HT507") == []
+
+
 # -- the migration never claims the section is kept -----------------------------------------
 
 COMPAT = ("<Directory /srv>\n    Order deny,allow\n    Deny from all\n    Allow from 10.0.0.0/8\n    AuthType Basic\n"

@@ -8,8 +8,8 @@ from ..config import ConfigSet, Directive, Document, Item, Node, Section, Target
 from . import expr as X
 from .model import OTHER, Effective, Host, Methods, Scope, build
 from .plan import (
-    GROUP_MERGE_REASON, ScopePlan, chains, inherited, merge, merges_in_order, methods_of, not_any_of,
-    shadowed_in_some_context, shadowed_reason,
+    GROUP_MERGE_REASON, ScopePlan, chains, inherited, merge, merges_in_order, methods_of,
+    shadowed_in_some_context, shadowed_reason, shadowed_with_later,
 )
 from .worlds import make_plan
 
@@ -230,7 +230,7 @@ def normalize_notes(configset: ConfigSet, target: Target | None = None) -> tuple
         if d.own.requires is None and not d.own.authz22:
             continue
         for chain in chains(d, model) or []:
-            if not_any_of(merge(inherited(chain, "2.2"), d.own, "2.2"), model, methods) is not None:
+            if shadowed_with_later(merge(inherited(chain, "2.2"), d.own, "2.2"), d, model, methods) is not None:
                 notes.append(f"{d.file}:{d.line}: {d.label}: its Require lines did not mean \"any of them\" on 2.2 "
                              f"(HT507); 2.4 + mod_access_compat reads them so")
                 break

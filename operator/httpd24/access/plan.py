@@ -629,11 +629,40 @@ def shadowed_in_some_context(d: Scope, model: Model, methods: list[str]) -> tupl
     if possible is None:
         possible = [predecessors(d, model)[0]]
     for chain in possible:
-        state = merge(inherited(chain, "2.2"), own, "2.2")
-        found = not_any_of(state, model, methods)
+        found = shadowed_with_later(merge(inherited(chain, "2.2"), own, "2.2"), d, model, methods)
         if found is not None:
-            return found, state
+            return found
     return None
+
+
+def shadowed_with_later(state: Effective, d: Scope, model: Model, methods: list[str]):
+    """:func:`not_any_of` for ``state`` (what a request meets at ``d``), and for it with each scope
+    merged later that configures 2.2's authorization modules: ((method, judgement), that state)."""
+    found = not_any_of(state, model, methods)
+    if found is not None:
+        return found, state
+    if not state.requires or not authz22.mixed(line.provider for line in state.requires):
+        return None
+    for after in _configuring_later(d, model):
+        merged = merge(state, after.own, "2.2")
+        found = not_any_of(merged, model, methods)
+        if found is not None:
+            return found, merged
+    return None
+
+
+def _configuring_later(d: Scope, model: Model) -> list[Scope]:
+    """Scopes merged after ``d`` for some request that keep its Require lines but configure 2.2's
+    authorization modules (a ``<Files>`` with an AuthGroupFile): they decide what the lines meant.
+    Only asked of scopes with mixed Require lines, so a scan of every scope is cheap enough."""
+    memo = model.cache.setdefault("plan.configuring_later", {})
+    found = memo.get(id(d))
+    if found is None:
+        key = d.merge_key()
+        found = memo[id(d)] = [p for p in model.scopes
+                               if p is not d and p.own.authz22 and p.own.requires is None and p.merge_key() > key
+                               and may_meet(p, d, model)]
+    return found
 
 
 def shadowed_reason(found: tuple[str, authz22.Judgement]) -> str:
@@ -699,9 +728,9 @@ def plan_scope(d: Scope, model: Model, mode: Mode, methods: list[str]) -> ScopeP
             inh = inherited(chain, mode)
             state = fold([*chain, d], mode)
             if mode == "2.2":
-                shadowed = not_any_of(state, model, methods)
+                shadowed = shadowed_with_later(state, d, model, methods)
                 if shadowed is not None:
-                    return ScopePlan(d, kind, reason=shadowed_reason(shadowed))
+                    return ScopePlan(d, kind, reason=shadowed_reason(shadowed[0]))
             inherited_states.append(inh)
             states.append(state)
             e = full_expr(state, mode, methods, load_order(model))
