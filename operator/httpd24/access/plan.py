@@ -16,6 +16,7 @@ import bisect
 import itertools
 import posixpath
 from dataclasses import dataclass, field
+from typing import Iterator
 
 from ..config.gcpause import gc_paused
 from . import authz22
@@ -636,33 +637,21 @@ def shadowed_in_some_context(d: Scope, model: Model, methods: list[str]) -> tupl
 
 
 def shadowed_with_later(state: Effective, d: Scope, model: Model, methods: list[str]):
-    """:func:`not_any_of` for ``state`` (what a request meets at ``d``), and for it with each scope
-    merged later that configures 2.2's authorization modules: ((method, judgement), that state)."""
+    """:func:`not_any_of` for ``state`` (what a request meets at ``d``), and for it with each section
+    merged later that keeps ``d``'s lines but configures 2.2's authorization modules (a ``<Files>``
+    with an AuthGroupFile, :func:`records_after`): ((method, judgement), that state). The later
+    sections are looked for only where the lines are mixed."""
     found = not_any_of(state, model, methods)
     if found is not None:
         return found, state
     if not state.requires or not authz22.mixed(line.provider for line in state.requires):
         return None
-    for after in _configuring_later(d, model):
+    for after in records_after(d, model):
         merged = merge(state, after.own, "2.2")
         found = not_any_of(merged, model, methods)
         if found is not None:
             return found, merged
     return None
-
-
-def _configuring_later(d: Scope, model: Model) -> list[Scope]:
-    """Scopes merged after ``d`` for some request that keep its Require lines but configure 2.2's
-    authorization modules (a ``<Files>`` with an AuthGroupFile): they decide what the lines meant.
-    Only asked of scopes with mixed Require lines, so a scan of every scope is cheap enough."""
-    memo = model.cache.setdefault("plan.configuring_later", {})
-    found = memo.get(id(d))
-    if found is None:
-        key = d.merge_key()
-        found = memo[id(d)] = [p for p in model.scopes
-                               if p is not d and p.own.authz22 and p.own.requires is None and p.merge_key() > key
-                               and may_meet(p, d, model)]
-    return found
 
 
 def shadowed_reason(found: tuple[str, authz22.Judgement]) -> str:
@@ -785,7 +774,7 @@ def _authtype_on_24(d: Scope, model: Model, methods: list[str], possible: list[l
     except Inexact:
         certain, uncertain = predecessors(d, model)
         met = next((p for p in certain + uncertain if p.own.has_compat), None)
-        met = met or _merged_after(d, model, lambda s: s.own.has_compat)
+        met = met or next(_merged_after(d, model, lambda s: s.own.has_compat), None)
         if met is None:
             return ScopePlan(d, "authtype", reason=ADD_REQUIRE, stays=True)
         return ScopePlan(d, "authtype", reason=f"the 2.4 form of {met.label} ({met.file}:{met.line}) would give it "
@@ -797,14 +786,13 @@ REGROUPED_REASON = ("a section merged after it sets a group file or a group modu
                     "which changes which 2.2 module judged its Require group lines there")
 
 
-def _merged_after(d: Scope, model: Model, holds) -> Scope | None:
-    """The first section that may be merged after ``d`` for some request and ``holds(section)``."""
+def _merged_after(d: Scope, model: Model, holds) -> Iterator[Scope]:
+    """The sections that may be merged after ``d`` for some request and ``holds(section)``, in order."""
     for s in model.scopes:
         if s is not d and holds(s):
             certain, uncertain = predecessors(s, model)
             if any(p is d for p in certain + uncertain):
-                return s
-    return None
+                yield s
 
 
 def regrouped_later(d: Scope, model: Model) -> bool:
@@ -812,16 +800,21 @@ def regrouped_later(d: Scope, model: Model) -> bool:
     record of mod_authz_groupfile or mod_authz_dbm (a group file, or only an ``Authz*Authoritative``
     line, which resets the file: :mod:`.authz22`): on 2.2 that changed which module judged the
     ``Require group`` lines ``d`` passes on, which ``d``'s own translation cannot say."""
-    return uses_dbm_groups(model) and _merged_after(
+    return uses_dbm_groups(model) and next(_merged_after(
         d, model, lambda s: any(m in s.own.authz22 for m in ("authz_groupfile", "authz_dbm"))
-    ) is not None
+    ), None) is not None
+
+
+def records_after(d: Scope, model: Model) -> Iterator[Scope]:
+    """The sections that may be merged after ``d`` for some request and hold a 2.2 authorization
+    module's record (an ``Authz*Authoritative``, a group file, an LDAP URL) but no Require lines of their
+    own: there ``d``'s lines still apply, judged with that record (no merger, :mod:`.authz22`)."""
+    return _merged_after(d, model, lambda s: bool(s.own.authz22) and s.own.requires is None and s.own.authz is None)
 
 
 def recorded_after(d: Scope, model: Model) -> Scope | None:
-    """A section that may be merged after ``d`` for some request and holds a 2.2 authorization
-    module's record (an ``Authz*Authoritative``, a group file, an LDAP URL) but no Require lines of its
-    own: there ``d``'s lines still apply, judged with that record (no merger, :mod:`.authz22`)."""
-    return _merged_after(d, model, lambda s: bool(s.own.authz22) and s.own.requires is None and s.own.authz is None)
+    """The first of :func:`records_after`."""
+    return next(records_after(d, model), None)
 
 
 def uses_dbm_groups(model: Model) -> bool:
