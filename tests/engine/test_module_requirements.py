@@ -373,3 +373,47 @@ def test_a_whole_server_configuration_keeps_the_branches_of_modules_it_does_not_
     with_modules = DORMANT.replace("/usr/lib/apache2/modules", httpd.module_dir)
     body = "\n".join(line for line in with_modules.splitlines() if not line.startswith("LoadModule")) + "\n"
     assert configtest({"site.conf": body}, "site.conf", names, httpd=httpd).ok
+
+
+def test_a_module_only_an_orphan_file_loads_is_not_loaded():
+    """Debian's mods-available/*.load: httpd reads only the ones linked into mods-enabled. A module that
+    only an unread file loads is neither "loaded and tested by <IfModule>" (which wakes its branch up and
+    asks for it) nor "loaded but unused"."""
+    files = {
+        "httpd.conf": "LoadModule mpm_event_module modules/mod_mpm_event.so\n"
+                        "IncludeOptional mods-enabled/*.load\n"
+                        "<IfModule mod_cgid.c>\n    Define CGI\n</IfModule>\n"
+                        "<IfDefine CGI>\n    ScriptAlias /cgi-bin/ /usr/lib/cgi-bin/\n</IfDefine>\n"
+                        "<IfModule mod_alias.c>\n    Alias /icons/ /usr/share/apache2/icons/\n</IfModule>\n",
+        "mods-enabled/alias.load": "LoadModule alias_module modules/mod_alias.so\n",
+        "mods-available/cgid.load": "LoadModule cgid_module modules/mod_cgid.so\n",
+    }
+    result = req(files, target=Target(defines=frozenset()))  # started without -D, as apache2ctl does
+    assert result.names() == ["mpm_event_module", "alias_module", "authz_core_module"]
+    assert result.unused == []
+
+
+@pytest.mark.apache
+def test_debians_own_configuration_needs_no_module_it_does_not_load(httpd, tmp_path):  # noqa: F811
+    """Debian's /etc/apache2 as installed: every module `httpd24 modules` names is one that mods-enabled loads
+    (or the binary builds in), so the list is not more generous than the server that runs it."""
+    import os
+    import shutil
+
+    from httpd24 import inputs
+    from httpd24.engine.modules import DEBIAN_BUILTIN
+
+    if not os.path.isfile("/etc/apache2/apache2.conf"):
+        pytest.skip("Debian's apache2 configuration is not installed")
+    shutil.copytree("/etc/apache2", tmp_path / "apache2", symlinks=True)
+    enabled = {
+        line.split()[1]
+        for name in os.listdir(tmp_path / "apache2" / "mods-enabled") if name.endswith(".load")
+        for line in (tmp_path / "apache2" / "mods-enabled" / name).read_text().splitlines()
+        if line.startswith("LoadModule")
+    }
+    [source] = inputs.load(str(tmp_path / "apache2"))
+    result = required_modules(source.configset, target=Target(defines=frozenset()))  # apache2ctl passes no -D
+    assert {"alias_module", "mime_module", "status_module"} <= set(result.names())
+    assert set(result.names()) - enabled - DEBIAN_BUILTIN == set()
+    assert set(result.unused) <= enabled

@@ -467,12 +467,8 @@ class _Collector:
     def _counts(self, item: Item) -> bool:
         if item.live is Liveness.DEAD:
             return False
-        if item.live is Liveness.UNKNOWN and self.configset.entry is not None:
-            root = item.via[0].document.name if item.via else item.document.name
-            if root in self.htaccess:
-                return True  # httpd reads it per request (where AllowOverride allows)
-            if root != self.configset.entry:
-                return False  # a file nothing includes: httpd never reads it
+        if _in_unread_file(item, self.configset):
+            return _root_file(item) in self.htaccess  # httpd reads those per request (where AllowOverride allows)
         return True
 
     def run(self) -> None:
@@ -795,10 +791,23 @@ def _choose_mpm(view, target: Target) -> tuple[str, list[Reason]]:
     ]
 
 
-def _config_loads(view) -> dict[str, list[Item]]:
+def _root_file(item: Item) -> str:
+    return item.via[0].document.name if item.via else item.document.name
+
+
+def _in_unread_file(item: Item, configset: ConfigSet) -> bool:
+    """Whether ``item`` is in a file that nothing the entry file reaches includes (Debian's
+    mods-available/): httpd never reads it at start-up."""
+    return (configset.entry is not None and item.live is Liveness.UNKNOWN
+            and _root_file(item) != configset.entry)
+
+
+def _config_loads(view, configset: ConfigSet) -> dict[str, list[Item]]:
+    """The LoadModule lines httpd may read: a module that only an unread file loads is not loaded."""
     out: dict[str, list[Item]] = {}
     for item in view.items:
-        if item.key == "loadmodule" and item.args and item.live is not Liveness.DEAD:
+        if (item.key == "loadmodule" and item.args and item.live is not Liveness.DEAD
+                and not _in_unread_file(item, configset)):
             out.setdefault(item.args[0], []).append(item)
     return out
 
@@ -820,7 +829,7 @@ def required_modules(configset: ConfigSet, *, target: Target = DEFAULT_TARGET) -
     known = table.modules()
     first = configset.view(Target(target.version, None, target.defines, target.environment))
     mpm, mpm_reasons = _choose_mpm(first, target)
-    config_loads = _config_loads(first)
+    config_loads = _config_loads(first, configset)
     loaded_by_config = {m for m in config_loads if m not in _MPMS}
     base = set(ALWAYS) | set(target.modules or ()) | {mpm}
     base -= {m for m in _MPMS if m != mpm}
