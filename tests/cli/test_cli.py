@@ -338,3 +338,17 @@ def test_modules_loaded_before_the_configuration_are_not_asked_for(tmp_path):
     for name in ("mod_unixd.c", "unixd_module"):
         code, out, _err = run("lint", "--select", "HT404", "--module", name, str(conf))
         assert "unixd_module" not in out, out
+
+
+def test_debians_own_directory_is_read_as_httpd_reads_it():
+    """`httpd24 lint /etc/apache2` on Debian's 2.4 configuration as installed (read, never written): its
+    mod_mime_magic data (`magic`, named by MIMEMagicFile) and `envvars` are not configuration."""
+    import os
+
+    if not os.path.isfile("/etc/apache2/magic"):
+        pytest.skip("Debian's apache2 configuration is not installed")
+    code, out, err = run("lint", "--fail-on", "never", "/etc/apache2")
+    assert code == 0
+    assert "/etc/apache2/magic: not read (data read by MIMEMagicFile at mods-available/mime_magic.conf:" in err
+    assert "/etc/apache2/envvars: not read (a shell script apache2ctl reads, which no Include names)" in err
+    assert "/magic:" not in out and "HT001" not in out

@@ -113,6 +113,39 @@ def test_from_directory_links_become_aliases(tmp_path):
     assert len(x) == 1 and x[0].live is Liveness.LIVE and x[0].file == "mods-available/x.conf"
 
 
+def test_from_directory_leaves_out_content_and_data(tmp_path):
+    """A directory holds more than configuration: pages, password files, logs. Those are not read
+    (an HTML page would be a section that never closes), and each is said why; a file an Include
+    names is read whatever it is called, and so is an .htaccess file under the served directory."""
+    files = {
+        "httpd.conf": "DocumentRoot htdocs\nAuthUserFile conf/users\nCustomLog logs/access common\n"
+                      "Include conf/extra.txt\nRewriteMap m txt:conf/map\n",
+        "conf/users": "alice:$apr1$x$y\n",
+        "conf/map": "a b\n",
+        "conf/extra.txt": "ServerAdmin a@b\n",
+        "conf/notes.md": "# <b>notes</b>\n",
+        "conf/snippet.conf": "ServerTokens Prod\n",
+        "conf/magic": "0 string eval\\ \"exec\\ /bin/perl application/x-perl\n",
+        "logs/access": "127.0.0.1 - - [x] \"GET /\"\n",
+        "htdocs/index.html": "<html>\n<p>hi\n</html>\n",
+        "htdocs/.htaccess": "Order allow,deny\nAllow from all\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    cs = ConfigSet.from_directory(str(tmp_path))
+    assert sorted(cs.documents) == ["conf/extra.txt", "conf/snippet.conf", "htdocs/.htaccess", "httpd.conf"]
+    assert cs.errors == []
+    assert cs.skipped == {
+        "conf/users": "data read by AuthUserFile at httpd.conf:2",
+        "conf/map": "data read by RewriteMap at httpd.conf:5",
+        "conf/notes.md": "a md file, which no Include names",
+        "conf/magic": "mod_mime_magic data, which no Include names",
+        "logs/access": "data read by CustomLog at httpd.conf:3",
+        "htdocs/index.html": "content served by DocumentRoot at httpd.conf:1",
+    }
+
+
 @pytest.mark.parametrize(
     ("condition", "expected"),
     [

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterator, Mapping
 
+from .content import unread_files
 from .errors import ParseError
 from .gcpause import gc_paused
 from .nodes import Directive, Document, Node, Section
@@ -180,6 +181,12 @@ class ConfigSet:
                     break
         configset = cls.from_mapping(files, entry=entry, server_root=server_root or root)
         configset.aliases = {k: v for k, v in aliases.items() if v in configset.documents}
+        for name, why in unread_files(configset).items():
+            configset.documents.pop(name, None)
+            configset.sources.pop(name, None)
+            skipped[name] = why
+        configset.errors = [e for e in configset.errors if e.file not in skipped]
+        configset.aliases = {k: v for k, v in configset.aliases.items() if v in configset.documents}
         configset.skipped = skipped
         return configset
 
@@ -202,7 +209,7 @@ class ConfigSet:
             document.dispose()
 
     # -- include resolution ------------------------------------------------------------------
-    def _relative(self, path: str) -> str | None:
+    def name_of(self, path: str) -> str | None:
         """A path as httpd would open it, as a name of this set (None if outside it)."""
         if path.startswith("/"):
             root = self.server_root
@@ -214,7 +221,7 @@ class ConfigSet:
 
     def resolve_include(self, pattern: str) -> tuple[list[str], bool]:
         """Names an Include pattern reaches, alphabetically; and whether it points outside the set."""
-        relative = self._relative(pattern)
+        relative = self.name_of(pattern)
         if relative is None:
             if _GLOB_CHARS.search(pattern):
                 # An absolute wildcard outside the server root may still match names given absolutely.
