@@ -251,6 +251,30 @@ def test_module_not_loaded_real_httpd(httpd):
     assert after.ok, after.output
 
 
+@pytest.mark.apache
+def test_module_not_loaded_in_a_debian_layout_is_loaded_where_httpd_reads_it(httpd):  # noqa: F811
+    """Debian's mods-available/*.load are read only through a link in mods-enabled/: a module that only
+    such a file loads is not loaded, and the LoadModule goes after the last one httpd reads."""
+    from httpd24.config import ConfigSet
+    from httpd24.engine import migrate
+
+    files = {
+        "apache2.conf": f"LoadModule mpm_event_module {httpd.module_dir}/mod_mpm_event.so\n"
+                        "IncludeOptional mods-enabled/*.load\nAddOutputFilterByType DEFLATE text/html\n",
+        "mods-enabled/deflate.load": f"LoadModule deflate_module {httpd.module_dir}/mod_deflate.so\n",
+        "mods-available/filter.load": f"LoadModule filter_module {httpd.module_dir}/mod_filter.so\n",
+        "mods-available/zz.load": f"LoadModule xml2enc_module {httpd.module_dir}/mod_xml2enc.so\n",
+    }
+    assert not configtest(files, "apache2.conf", [], httpd=httpd).ok
+    result = migrate(ConfigSet.from_mapping(files, entry="apache2.conf"), select=["HT404"])
+    assert "filter_module" in {f.replacement.split()[1] for f in result.applied}
+    assert "LoadModule filter_module" in result.files["mods-enabled/deflate.load"].decode()
+    for orphan in ("mods-available/filter.load", "mods-available/zz.load"):
+        assert result.files[orphan] == files[orphan].encode()
+    checked = configtest(result.files, "apache2.conf", [], httpd=httpd)
+    assert checked.ok, checked.output
+
+
 # -- HT405 IfModule on renamed modules ----------------------------------------------------------
 
 

@@ -767,7 +767,7 @@ class Builder:
                 )
                 continue
             if key == "loadmodule":
-                if item.args and section is None and vhost is None:
+                if item.args and section is None and vhost is None and not item.unread:
                     self.load_order.append(item.args[0])
                 continue
             module = authz22.module_of(key)

@@ -53,6 +53,10 @@ class Item:
     order: int
     #: The Include chain that reached this file, outermost first.
     via: tuple[Directive, ...] = ()
+    #: In a file that nothing the entry file reaches includes (Debian's mods-available/): linted on
+    #: its own, possibly live (UNKNOWN) if something enables it, but httpd does not read it at
+    #: start-up (an .htaccess file among them is read per request).
+    unread: bool = False
 
     @property
     def file(self) -> str:
@@ -259,7 +263,7 @@ class ConfigSet:
         orphan_live = Liveness.UNKNOWN if self.entry is not None else Liveness.LIVE
         for name in self.documents:
             if name not in reached:
-                walker = _Walker(self, view, set(view.loaded_modules))
+                walker = _Walker(self, view, set(view.loaded_modules), unread=self.entry is not None)
                 walker.walk_document(name, orphan_live, (), (), [name], reached)
         return view
 
@@ -297,8 +301,9 @@ def _glob_match(pattern: str, name: str) -> bool:
 
 
 class _Walker:
-    def __init__(self, configset: ConfigSet, view: View, loaded: set[str]) -> None:
+    def __init__(self, configset: ConfigSet, view: View, loaded: set[str], unread: bool = False) -> None:
         self.configset = configset
+        self.unread = unread
         self.view = view
         self.target = view.target
         self.loaded = loaded
@@ -346,13 +351,14 @@ class _Walker:
         items = view.items
         append = items.append
         dead = live is Liveness.DEAD
+        unread = self.unread
         for node in nodes:
             liveness[id(node)] = live
             if not isinstance(node, Directive):
                 continue
             args = self._substitute(node) if "${" in node.raw else node.args
             key = node.key
-            append(Item(node, doc, live, args, context, key, len(items), via))
+            append(Item(node, doc, live, args, context, key, len(items), via, unread))
             if isinstance(node, Section):
                 if len(context) == MAX_SECTION_DEPTH:  # only through Includes: the parser stops it in a file
                     where = via[-1].location

@@ -467,8 +467,9 @@ class _Collector:
     def _counts(self, item: Item) -> bool:
         if item.live is Liveness.DEAD:
             return False
-        if _in_unread_file(item, self.configset):
-            return _root_file(item) in self.htaccess  # httpd reads those per request (where AllowOverride allows)
+        if item.unread:
+            root = item.via[0].document.name if item.via else item.document.name
+            return root in self.htaccess  # httpd reads those per request (where AllowOverride allows)
         return True
 
     def run(self) -> None:
@@ -791,23 +792,11 @@ def _choose_mpm(view, target: Target) -> tuple[str, list[Reason]]:
     ]
 
 
-def _root_file(item: Item) -> str:
-    return item.via[0].document.name if item.via else item.document.name
-
-
-def _in_unread_file(item: Item, configset: ConfigSet) -> bool:
-    """Whether ``item`` is in a file that nothing the entry file reaches includes (Debian's
-    mods-available/): httpd never reads it at start-up."""
-    return (configset.entry is not None and item.live is Liveness.UNKNOWN
-            and _root_file(item) != configset.entry)
-
-
-def _config_loads(view, configset: ConfigSet) -> dict[str, list[Item]]:
+def _config_loads(view) -> dict[str, list[Item]]:
     """The LoadModule lines httpd may read: a module that only an unread file loads is not loaded."""
     out: dict[str, list[Item]] = {}
     for item in view.items:
-        if (item.key == "loadmodule" and item.args and item.live is not Liveness.DEAD
-                and not _in_unread_file(item, configset)):
+        if item.key == "loadmodule" and item.args and item.live is not Liveness.DEAD and not item.unread:
             out.setdefault(item.args[0], []).append(item)
     return out
 
@@ -829,7 +818,7 @@ def required_modules(configset: ConfigSet, *, target: Target = DEFAULT_TARGET) -
     known = table.modules()
     first = configset.view(Target(target.version, None, target.defines, target.environment))
     mpm, mpm_reasons = _choose_mpm(first, target)
-    config_loads = _config_loads(first, configset)
+    config_loads = _config_loads(first)
     loaded_by_config = {m for m in config_loads if m not in _MPMS}
     base = set(ALWAYS) | set(target.modules or ()) | {mpm}
     base -= {m for m in _MPMS if m != mpm}

@@ -327,7 +327,9 @@ class ModuleNotLoaded(Rule):
     fix_availability = "always"
 
     def check_config(self, ctx):
-        loads = [item for item in ctx.items("loadmodule") if item.args]
+        # A LoadModule in a file nothing includes (Debian's mods-available/) loads nothing, and a line
+        # added after it would not be read either.
+        loads = [item for item in ctx.items("loadmodule") if item.args and not item.unread]
         if not loads:
             return
         loaded = {item.args[0] for item in loads}
