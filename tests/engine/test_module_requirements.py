@@ -393,6 +393,23 @@ def test_a_module_only_an_orphan_file_loads_is_not_loaded():
     assert result.unused == []
 
 
+def test_a_module_is_not_made_certain_by_its_own_loading():
+    """Debian's serve-cgi-bin.conf: the ScriptAlias needs mod_cgid only when ENABLE_USR_LIB_CGI_BIN is
+    defined, which only mod_cgid's own <IfModule> (or a -D) does. Loading mod_cgid would make the need
+    certain, but nothing else asks for it: it stays a conditional requirement, and HT404 adds no
+    LoadModule for it."""
+    files = {
+        "httpd.conf": "LoadModule mpm_event_module modules/mod_mpm_event.so\n"
+                      "LoadModule alias_module modules/mod_alias.so\n"
+                      "<IfModule mod_cgid.c>\n    Define CGI\n</IfModule>\n"
+                      "<IfDefine CGI>\n    ScriptAlias /cgi-bin/ /usr/lib/cgi-bin/\n</IfDefine>\n",
+    }
+    cgid = req(files).get("cgid_module")
+    assert cgid is not None and cgid.reasons and all(r.conditional for r in cgid.reasons)
+    assert req(files, target=Target(defines=frozenset({"CGI"}))).get("cgid_module").reasons[0].conditional is False
+    assert req(files, target=Target(defines=frozenset())).get("cgid_module") is None
+
+
 @pytest.mark.apache
 def test_debians_own_configuration_needs_no_module_it_does_not_load(httpd, tmp_path):  # noqa: F811
     """Debian's /etc/apache2 as installed: every module `httpd24 modules` names is one that mods-enabled loads

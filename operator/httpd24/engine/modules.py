@@ -842,7 +842,12 @@ def required_modules(configset: ConfigSet, *, target: Target = DEFAULT_TARGET) -
     collector = compute(assumed)
     seen: list[frozenset[str]] = []
     for _ in range(12):
-        required = set(collector.reasons) | {"authz_core_module"}
+        # A module only possibly needed is assumed loaded for the next round only where the seed
+        # assumes it anyway: otherwise loading it turns its own dormant <IfModule> branches on, which
+        # can make the need certain (Debian's serve-cgi-bin.conf: a Define inside <IfModule mod_cgid.c>
+        # read by the <IfDefine> around a ScriptAlias).
+        required = {m for m, reasons in collector.reasons.items() if m in seed or any(not r.conditional for r in reasons)}
+        required.add("authz_core_module")
         # Modules the configuration loads and tests with a live, non-empty <IfModule> stay.
         required |= {m for m in loaded_by_config if m in collector.tested}
         state = frozenset(required)
