@@ -200,3 +200,34 @@ def test_real_httpd_ssl_mutex(httpd, value):
     assert not before.ok and "SSLMutex" in before.output
     after = configtest({**files, "s.conf": fixed(text, "HT112")}, "s.conf", modules, httpd=httpd)
     assert after.ok, after.output
+
+
+@pytest.mark.apache
+@pytest.mark.parametrize("mpm_setting", ["", "MinSpareServers 1\n"], ids=["event", "prefork"])
+def test_real_httpd_accept_lock_before_the_modules_a_configuration_loads(httpd, tmp_path, mpm_setting):  # noqa: F811
+    """Debian's 2.2 apache2.conf has its LockFile long before `Include mods-enabled/*.load`, and HT404 loads
+    the MPM after the last LoadModule: an `<IfModule !mpm_event_module>` at the LockFile's place is read
+    before any MPM is loaded, so it is true, and the event MPM then refuses `Mutex ... mpm-accept`. There
+    the MPM is known (the one HT404 loads), and the Mutex line is written for it. The configuration is
+    checked as it is, with no module loaded before it."""
+    import subprocess
+
+    from httpd24.config import ConfigSet
+    from httpd24.engine import migrate
+
+    files = {
+        "apache2.conf": "ServerName localhost\nPidFile run/httpd.pid\nErrorLog run/error.log\n"
+                        f"LockFile run/lock/accept.lock\n{mpm_setting}Include mods-enabled/*.load\n",
+        "mods-enabled/alias.load": f"LoadModule alias_module {httpd.module_dir}/mod_alias.so\n",
+    }
+    result = migrate(ConfigSet.from_mapping(files, entry="apache2.conf"))
+    migrated = result.files["apache2.conf"].decode()
+    assert "LockFile" not in migrated and "IfModule" not in migrated
+    assert ("Mutex default:run/lock mpm-accept" in migrated) == bool(mpm_setting)
+    for name, data in result.files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(data)
+    (tmp_path / "run" / "lock").mkdir(parents=True)
+    checked = subprocess.run([httpd.binary, "-t", "-d", str(tmp_path), "-f", str(tmp_path / "apache2.conf")],
+                             capture_output=True, text=True, env=httpd.env(tmp_path / "run"), timeout=30)
+    assert checked.returncode == 0, checked.stderr

@@ -15,6 +15,7 @@ from __future__ import annotations
 from ..config import edit, module_identifier
 from ..engine import Applicability, Rule, Severity, register
 from ._ht1xx import directory_of, quote
+from .modules_includes import requirements_of
 
 #: 2.2 AcceptMutex values (mpm_common.c, case-insensitive).
 ACCEPT_MECHANISMS = ("default", "flock", "fcntl", "posixsem", "pthread", "sysvsem")
@@ -42,7 +43,8 @@ _MPMS = {
 
 def _mpm(ctx, item) -> str | None:
     """The MPM the item is read under: an enclosing positive <IfModule> on an MPM, else the one
-    MPM the configuration loads, else the one the target names; None when unknown."""
+    MPM the configuration loads, else the one the target names, else, in a configuration that
+    loads its own modules, the one HT404 loads; None when unknown."""
     mpm = _mpm_section(item)
     if mpm:
         return mpm
@@ -50,6 +52,11 @@ def _mpm(ctx, item) -> str | None:
         found = {_MPMS[m] for m in modules if m in _MPMS}
         if len(found) == 1:
             return found.pop()
+    if any(i.args and not i.unread for i in ctx.items("loadmodule")):
+        # HT404 loads the MPM after the last LoadModule, which may come after this line (Debian's
+        # LockFile, before `Include mods-enabled/*.load`): an <IfModule !mpm_event_module> here
+        # would be read before any MPM is loaded, and be true under the event MPM too.
+        return _MPMS.get(requirements_of(ctx).mpm)
     return None
 
 
