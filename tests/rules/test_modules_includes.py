@@ -259,20 +259,38 @@ def test_module_not_loaded_in_a_debian_layout_is_loaded_where_httpd_reads_it(htt
     from httpd24.engine import migrate
 
     files = {
-        "apache2.conf": f"LoadModule mpm_event_module {httpd.module_dir}/mod_mpm_event.so\n"
-                        "IncludeOptional mods-enabled/*.load\nAddOutputFilterByType DEFLATE text/html\n",
+        "apache2.conf": "IncludeOptional mods-enabled/*.load\nAddOutputFilterByType DEFLATE text/html\n",
         "mods-enabled/deflate.load": f"LoadModule deflate_module {httpd.module_dir}/mod_deflate.so\n",
+        "mods-enabled/mpm_event.load": f"LoadModule mpm_event_module {httpd.module_dir}/mod_mpm_event.so\n",
         "mods-available/filter.load": f"LoadModule filter_module {httpd.module_dir}/mod_filter.so\n",
         "mods-available/zz.load": f"LoadModule xml2enc_module {httpd.module_dir}/mod_xml2enc.so\n",
     }
     assert not configtest(files, "apache2.conf", [], httpd=httpd).ok
     result = migrate(ConfigSet.from_mapping(files, entry="apache2.conf"), select=["HT404"])
     assert "filter_module" in {f.replacement.split()[1] for f in result.applied}
-    assert "LoadModule filter_module" in result.files["mods-enabled/deflate.load"].decode()
+    assert "LoadModule filter_module" in result.files["mods-enabled/mpm_event.load"].decode()
     for orphan in ("mods-available/filter.load", "mods-available/zz.load"):
         assert result.files[orphan] == files[orphan].encode()
     checked = configtest(result.files, "apache2.conf", [], httpd=httpd)
     assert checked.ok, checked.output
+
+
+def test_module_not_loaded_goes_with_the_main_files_loadmodule_lines():
+    """Red Hat's layout: httpd.conf loads the modules, conf.d/ssl.conf (read later) loads mod_ssl. The MPM
+    belongs with httpd.conf's LoadModule lines, not in ssl.conf, which goes away with SSL."""
+    from httpd24.config import ConfigSet
+    from httpd24.engine import migrate
+
+    files = {
+        "httpd.conf": "LoadModule alias_module modules/mod_alias.so\nAlias /a /srv/a\nInclude conf.d/*.conf\n",
+        "conf.d/ssl.conf": "LoadModule ssl_module modules/mod_ssl.so\n",
+    }
+    result = migrate(ConfigSet.from_mapping(files, entry="httpd.conf"), select=["HT404"])
+    # one edit loads both; each finding it fixed is reported as fixed
+    assert sorted(f.replacement.split()[1] for f in result.applied) == ["authz_core_module", "mpm_event_module"]
+    assert result.files["conf.d/ssl.conf"] == files["conf.d/ssl.conf"].encode()
+    assert result.files["httpd.conf"].decode().startswith(
+        "LoadModule alias_module modules/mod_alias.so\nLoadModule mpm_event_module modules/mod_mpm_event.so\n")
 
 
 # -- HT405 IfModule on renamed modules ----------------------------------------------------------

@@ -169,11 +169,15 @@ def _migrate(configset, target, select, ignore, defaults, applicability) -> Migr
         remaining = findings
         touched: set[int] = set()
         applied_now: list[Finding] = []
+        applied_fixes: set[int] = set()  # ids of the fixes applied in this pass (findings hold them)
         before: dict[str, bytes] | None = None
         broken: Finding | None = None
         for finding in findings:
             fix = finding.fix
             if fix is None or fix.applicability < applicability or fix.applicability == Applicability.DISPLAY_ONLY:
+                continue
+            if id(fix) in applied_fixes:
+                applied_now.append(finding)  # one fix for several findings (HT404's LoadModule lines)
                 continue
             ids = {id(node) for node in fix.nodes}
             if ids & touched or key(finding) in refused:
@@ -191,6 +195,7 @@ def _migrate(configset, target, select, ignore, defaults, applicability) -> Migr
                 broken = finding
                 break
             touched |= ids
+            applied_fixes.add(id(fix))
             applied_now.append(finding)
         if broken is not None:
             refused.add(key(broken))

@@ -363,7 +363,9 @@ class ModuleNotLoaded(Rule):
             )
         if not missing:
             return
-        last = loads[-1]
+        # With the entry file's own LoadModule lines (Red Hat's httpd.conf), not in a file read later
+        # (conf.d/ssl.conf goes away with SSL); else after the last one read (Debian's mods-enabled/).
+        last = next((i for i in reversed(loads) if i.file == ctx.configset.entry), loads[-1])
         module_dir = _module_dir(last.args[1]) if len(last.args) > 1 else "modules"
         lines = []
         for module in missing:
@@ -373,6 +375,8 @@ class ModuleNotLoaded(Rule):
             lines.append(line)
         text = "\n".join(lines)
         anchor = last.node
+        fix = self.fix(f"load {', '.join(m.name for m in missing)} after the last LoadModule",
+                       Applicability.SAFE, lambda: edit.insert_after(anchor, text), anchor)
         for module in missing:
             reason = next((r for r in module.reasons if r.file and r.when in (CONFIGTEST, STARTUP)), None) or next(
                 (r for r in module.reasons if r.file), None)
@@ -380,8 +384,6 @@ class ModuleNotLoaded(Rule):
             what = f"{reason.directive} needs {module.name}" if reason else f"2.4 needs {module.name}"
             message = (f"{what}, which the configuration does not load" + (f" ({why})" if why else "")
                        + f": LoadModule {module.name} {_load_path(module_dir, module.name)}")
-            fix = self.fix(f"load {', '.join(m.name for m in missing)} after the last LoadModule",
-                           Applicability.SAFE, lambda: edit.insert_after(anchor, text), anchor)
             where = _item_at(ctx, reason) if reason else None
             yield self.finding(where or last, message,
                                replacement=f"LoadModule {module.name} {_load_path(module_dir, module.name)}",
