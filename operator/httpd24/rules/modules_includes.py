@@ -311,7 +311,8 @@ class ModuleNotLoaded(Rule):
 
     ## Fix safety
     Safe: it adds the missing `LoadModule` lines (every missing module at
-    once) after the configuration's last one, from the same directory. Modules
+    once) after the main file's last one (else after the last one httpd reads,
+    never in a file nothing includes), from the same directory. Modules
     some builds compile in (Debian's apache2 has mod_unixd, mod_log_config,
     mod_logio, mod_version and mod_watchdog built in, where a `LoadModule`
     of them fails) are loaded inside `<IfModule !name_module>`. Not for

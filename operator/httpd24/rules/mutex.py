@@ -53,7 +53,7 @@ def _mpm(ctx, item) -> str | None:
         if len(found) == 1:
             return found.pop()
     if any(i.args and not i.unread for i in ctx.items("loadmodule")):
-        # HT404 loads the MPM after the last LoadModule, which may come after this line (Debian's
+        # HT404 loads the MPM with the other LoadModule lines, which may come after this line (Debian's
         # LockFile, before `Include mods-enabled/*.load`): an <IfModule !mpm_event_module> here
         # would be read before any MPM is loaded, and be true under the event MPM too.
         return _MPMS.get(requirements_of(ctx).mpm)
