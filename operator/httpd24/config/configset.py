@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterator, Mapping
 
-from .content import unread_files
+from .content import content_and_data
 from .errors import ParseError
 from .gcpause import gc_paused
 from .nodes import Directive, Document, Node, Section
@@ -185,11 +185,13 @@ class ConfigSet:
                     break
         configset = cls.from_mapping(files, entry=entry, server_root=server_root or root)
         configset.aliases = {k: v for k, v in aliases.items() if v in configset.documents}
-        for name, why in unread_files(configset).items():
+        # Includes through links must resolve before deciding what no Include names.
+        left_out = content_and_data(configset)
+        for name, why in left_out.items():
             configset.documents.pop(name, None)
             configset.sources.pop(name, None)
             skipped[name] = why
-        configset.errors = [e for e in configset.errors if e.file not in skipped]
+        configset.errors = [e for e in configset.errors if e.file not in left_out]
         configset.aliases = {k: v for k, v in configset.aliases.items() if v in configset.documents}
         configset.skipped = skipped
         return configset

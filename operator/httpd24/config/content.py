@@ -44,7 +44,7 @@ CONTENT_SUFFIXES = (
 CONTENT_NAMES = {"magic": "mod_mime_magic data", "envvars": "a shell script apache2ctl reads"}
 
 
-def unread_files(configset: ConfigSet) -> dict[str, str]:
+def content_and_data(configset: ConfigSet) -> dict[str, str]:
     """Files of ``configset`` that no Include names and that are not configuration: name -> why."""
     included: set[str] = set()
     data: dict[str, str] = {}
@@ -66,9 +66,9 @@ def unread_files(configset: ConfigSet) -> dict[str, str]:
                 name = configset.name_of(args[SERVED_DIRECTORY_ARGUMENT[key]])
                 if name and name != ".":
                     served.setdefault(name.rstrip("/") + "/", f"content served by {node.name} at {where}")
-    unread: dict[str, str] = {}
-    for name in list(configset.documents) + [error.file for error in configset.errors]:
-        if name == configset.entry or name in included or name in unread:
+    found: dict[str, str] = {}
+    for name in [*configset.documents, *(error.file for error in configset.errors)]:
+        if name == configset.entry or name in included:
             continue
         base = posixpath.basename(name)
         if base in access_names:
@@ -79,8 +79,8 @@ def unread_files(configset: ConfigSet) -> dict[str, str]:
         if not why and base.lower().endswith(CONTENT_SUFFIXES):
             why = f"a {base.rsplit('.', 1)[-1]} file, which no Include names"
         if why:
-            unread[name] = why
-    return unread
+            found[name] = why
+    return found
 
 
 def _path(argument: str) -> str:

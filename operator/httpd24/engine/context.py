@@ -57,6 +57,11 @@ class Context:
     def has(self, key: str) -> bool:
         return bool(self._by_key.get(key))
 
+    def module_loads(self) -> list[Item]:
+        """The LoadModule lines httpd reads at start-up, in reading order: not those of a file nothing
+        includes (Debian's mods-available/), which load nothing."""
+        return [item for item in self.items("loadmodule") if item.args and not item.unread]
+
     def live_items(self) -> Iterator[Item]:
         """Every live (or possibly live) item, in reading order (several rules scan them all)."""
         if self._live is None:

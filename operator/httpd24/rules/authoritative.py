@@ -101,7 +101,7 @@ class _Analysis:
         self.ctx = ctx
         self.view = ctx.view
         self.scope = scope
-        self.order = [i.args[0] for i in ctx.items("loadmodule") if i.args and not i.unread]
+        self.order = [i.args[0] for i in ctx.module_loads()]
 
     def _find(self, scope, keys) -> Directive | None:
         found = None

@@ -328,9 +328,7 @@ class ModuleNotLoaded(Rule):
     fix_availability = "always"
 
     def check_config(self, ctx):
-        # A LoadModule in a file nothing includes (Debian's mods-available/) loads nothing, and a line
-        # added after it would not be read either.
-        loads = [item for item in ctx.items("loadmodule") if item.args and not item.unread]
+        loads = ctx.module_loads()  # a line added after one in an unread file would not be read either
         if not loads:
             return
         loaded = {item.args[0] for item in loads}

@@ -52,7 +52,7 @@ def _mpm(ctx, item) -> str | None:
         found = {_MPMS[m] for m in modules if m in _MPMS}
         if len(found) == 1:
             return found.pop()
-    if any(i.args and not i.unread for i in ctx.items("loadmodule")):
+    if ctx.module_loads():
         # HT404 loads the MPM with the other LoadModule lines, which may come after this line (Debian's
         # LockFile, before `Include mods-enabled/*.load`): an <IfModule !mpm_event_module> here
         # would be read before any MPM is loaded, and be true under the event MPM too.
