@@ -19,7 +19,7 @@ from typing import Iterable, Sequence
 from . import __version__, inputs, report
 from .config import ParseError, Target
 from .config.gcpause import gc_paused
-from .engine import Applicability, Finding, Severity, all_rules, get, lint, migrate, names_a_rule
+from .engine import Applicability, Finding, Severity, Source, all_rules, get, lint, migrate, names_a_rule
 from .engine.runner import Migration
 
 FAIL_ON = {"error": 2, "warning": 1, "info": 0, "never": 99}
@@ -140,6 +140,13 @@ def _report_parse_errors(source: inputs.Source, errors: Iterable[ParseError], er
     return reported
 
 
+def _report_source(source: inputs.Source, judged: Source | None, err) -> None:
+    """Say so when the configuration's own lines showed it ran on 2.4: some rules were left out."""
+    if judged is not None and judged.ran_on_24 and judged.evidence is not None:
+        err.write(f"httpd24: {source.label}: ran on httpd 2.4 already ({judged.reason(source.display)}): the rules "
+                  "about what 2.2 did are left out (--source-version 2.2 applies them)\n")
+
+
 # -- lint -------------------------------------------------------------------------------------
 def cmd_lint(args: argparse.Namespace, out, err) -> int:
     sources, failed = _sources(args.paths, err, args.stdin_filename, args.server_root)
@@ -151,12 +158,14 @@ def cmd_lint(args: argparse.Namespace, out, err) -> int:
     for source in sources:
         failed |= _report_parse_errors(source, source.configset.errors, err)
         quiet: list[Finding] = []
+        judged: list[Source] = []
         try:
             findings = lint(source.configset, target=target, select=select, ignore=ignore, defaults=args.defaults,
-                            silenced=quiet)
+                            silenced=quiet, source_version=args.source_version, judged=judged)
         except ParseError as error:  # an Include cycle
             failed |= _report_parse_errors(source, [error], err)
             findings = []
+        _report_source(source, judged[0] if judged else None, err)
         collected.extend((source.display(f.file), f) for f in findings)
         silenced.extend((source.display(f.file), f) for f in quiet)
         progress.step(source.label)
@@ -307,9 +316,10 @@ def cmd_migrate(args: argparse.Namespace, out, err) -> int:
             continue
         migration = migrate(
             source.configset, target=target, select=select, ignore=ignore, defaults=args.defaults,
-            applicability=applicability,
+            applicability=applicability, source_version=args.source_version,
         )
         progress.step(source.label)
+        _report_source(source, migration.source, err)
         if migration.cycle is not None:
             failed |= _report_parse_errors(source, [migration.cycle], err)
             continue
@@ -368,7 +378,8 @@ def cmd_modules(args: argparse.Namespace, out, err) -> int:
         configset = source.configset
         try:
             if not args.as_is:
-                configset = migrate(configset, target=target, defaults=args.defaults).configset or configset
+                configset = migrate(configset, target=target, defaults=args.defaults,
+                                    source_version=args.source_version).configset or configset
             requirements = required_modules(configset, target=target)
         except ParseError as error:  # an Include cycle
             failed |= _report_parse_errors(source, [error], err)
@@ -414,15 +425,16 @@ def cmd_rules(args: argparse.Namespace, out, err) -> int:
         out.write(json.dumps(
             [
                 {"code": r.code, "name": r.name, "severity": r.severity.value, "fix": r.fix_availability,
-                 "summary": r.summary, "since": r.since}
+                 "summary": r.summary, "since": r.since, "about_22_behaviour": r.about_22_behaviour}
                 for r in rules
             ],
             indent=2,
         ) + "\n")
     elif args.format == "markdown":
-        out.write("| Code | Name | Severity | Fix | Summary |\n|---|---|---|---|---|\n")
+        out.write("| Code | Name | Severity | Fix | Applies to | Summary |\n|---|---|---|---|---|---|\n")
         for r in rules:
-            out.write(f"| {r.code} | {r.name} | {r.severity.value} | {r.fix_availability} | {r.summary} |\n")
+            out.write(f"| {r.code} | {r.name} | {r.severity.value} | {r.fix_availability} | {_applies_to(r)} "
+                      f"| {r.summary} |\n")
     else:
         for r in rules:
             out.write(f"{r.code}  {r.name:<40} {r.severity.value:<8} fix:{r.fix_availability:<10} {r.summary}\n")
@@ -435,8 +447,14 @@ def cmd_explain(args: argparse.Namespace, out, err) -> int:
         err.write(f"httpd24: no rule {args.code!r}; `httpd24 rules` lists them\n")
         return 2
     out.write(f"# {rule.code} {rule.name}\n\n{rule.summary}\n\nSeverity: {rule.severity.value}. "
-              f"Fix: {rule.fix_availability}. Since {rule.since}.\n\n{rule.documentation()}\n")
+              f"Fix: {rule.fix_availability}. Applies to: {_applies_to(rule)}. Since {rule.since}.\n\n"
+              f"{rule.documentation()}\n")
     return 0
+
+
+def _applies_to(rule) -> str:
+    """Which configurations the rule judges (``--source-version``)."""
+    return "ran on 2.2" if rule.about_22_behaviour else "any"
 
 
 # -- operator ---------------------------------------------------------------------------------
@@ -476,6 +494,10 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--define", action="append", metavar="NAME", help="a -D define (repeatable); when given, other <IfDefine> names are false")
     parser.add_argument("--defaults", choices=["keep-2.2", "adopt-2.4"], default=None,
                         help="override every changed-default rule's documented decision")
+    parser.add_argument("--source-version", choices=["auto", "2.2", "2.4"], default="auto",
+                        help="the httpd the configuration ran on before: 2.2 applies every rule; 2.4 leaves out "
+                             "those that write 2.2's behaviour back (default auto: 2.4 when it loads a module 2.2 "
+                             "never had, such as an MPM)")
     parser.add_argument("-q", "--quiet", action="store_true", help="no summary on stderr")
 
 

@@ -253,6 +253,27 @@ def test_migrate_stores_the_migrated_text_which_passes_apache2_t(cluster, webhoo
     assert not original.ok
 
 
+def test_migrate_leaves_a_configuration_that_ran_on_24_as_it_is(cluster, webhook):  # noqa: F811
+    """Its SSI pages use 2.4's expressions: 2.2's parser must not be written into it. A configuration
+    that loads an MPM says so itself; one that does not, by its annotation."""
+    ns = make_namespace(cluster, webhook, "migrate")
+    ssi = b"<Directory /usr/local/apache2/htdocs>\n    Options +Includes\n    AddOutputFilter INCLUDES .shtml\n</Directory>\n"
+    loads = (b"LoadModule mpm_event_module modules/mod_mpm_event.so\n"
+             b"LoadModule authz_core_module modules/mod_authz_core.so\n"
+             b"LoadModule mime_module modules/mod_mime.so\nLoadModule include_module modules/mod_include.so\n")
+    for name, data, annotations in [("loads", loads + ssi, None),
+                                    ("annotated", ssi, {review.ANN_SOURCE_VERSION: "2.4"})]:
+        out = cluster.kubectl("apply", "-n", ns, "-f", "-", input=manifest(name, {"httpd.conf": data},
+                                                                             annotations=annotations))
+        assert "migrated" not in out.stderr, out.stderr
+        body = stored(cluster, ns, name)
+        assert body["data"]["httpd.conf"].encode() == data
+        assert "httpd24.io/original" not in body["metadata"].get("annotations", {})
+    # the same text without either is a 2.2 configuration: its pages get 2.2's parser back
+    cluster.kubectl("apply", "-n", ns, "-f", "-", input=manifest("plain", {"httpd.conf": ssi}))
+    assert "SSILegacyExprParser on" in stored(cluster, ns, "plain")["data"]["httpd.conf"]
+
+
 def test_migrate_denies_what_cannot_be_fixed(cluster, webhook):  # noqa: F811
     ns = make_namespace(cluster, webhook, "migrate")
     data = b"KeepAlive 5\nMaxRequestsPerThread 4\n"

@@ -257,3 +257,15 @@ def test_a_plan_frees_its_trees_before_the_collector_resumes(migration):
     before, walked = documents_seen_by_collections(lambda: rollout.plan("web", "shop", spec, {"data": {"httpd.conf": text}}))
     assert walked, "resuming the collector after a plan this large starts a collection"
     assert max(walked) == before
+
+
+@pytest.mark.parametrize(("annotations", "written"), [
+    pytest.param({}, True, id="2.2"),
+    pytest.param({"httpd24.io/source-version": "2.4"}, False, id="annotated-2.4"),
+])
+def test_the_migration_reads_what_the_configmap_ran_on_as_admission_does(annotations, written):
+    """A ConfigMap annotated as already running on 2.4 keeps its SSI pages' 2.4 expression parser."""
+    configmap = {"metadata": {"name": "web-conf", "annotations": annotations},
+                 "data": {"httpd.conf": "AddOutputFilter INCLUDES .shtml\n"}}
+    p = rollout.plan("web", "shop", parse_spec({"configMapRef": {"name": "web-conf"}}), configmap)
+    assert ("SSILegacyExprParser on" in p.files["httpd.conf"].decode()) is written

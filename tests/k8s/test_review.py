@@ -538,3 +538,29 @@ def test_a_review_frees_its_trees_before_the_collector_resumes(migrate):
     before, walked = documents_seen_by_collections(lambda: r.analyze(configmap({"httpd.conf": text}), migrate=migrate))
     assert walked, "resuming the collector after a review this large starts a collection"
     assert max(walked) == before
+
+
+# -- what the configuration ran on before --------------------------------------------------------------------
+SSI = b"AddOutputFilter INCLUDES .shtml\n"
+#: A configuration for 2.4 (it loads an MPM), with the modules it needs.
+LOADS_24 = (b"LoadModule mpm_event_module modules/mod_mpm_event.so\n"
+            b"LoadModule authz_core_module modules/mod_authz_core.so\n"
+            b"LoadModule mime_module modules/mod_mime.so\nLoadModule include_module modules/mod_include.so\n")
+
+
+@pytest.mark.parametrize(("text", "annotation", "written"), [
+    pytest.param(SSI, None, True, id="2.2"),
+    pytest.param(LOADS_24 + SSI, None, False, id="loads-an-mpm"),
+    pytest.param(LOADS_24 + SSI, "2.2", True, id="loads-an-mpm-but-annotated-2.2"),
+    pytest.param(SSI, "2.4", False, id="annotated-2.4"),
+    pytest.param(SSI, "2.3", True, id="not-a-version-is-auto"),
+])
+def test_migrate_mode_writes_22s_behaviour_only_into_a_configuration_that_ran_on_22(text, annotation, written):
+    """A ConfigMap whose pages were written for 2.4 must not be switched to 2.2's SSI expression parser."""
+    annotations = None if annotation is None else {r.ANN_SOURCE_VERSION: annotation}
+    decision = r.review(configmap({"httpd.conf": text}, annotations=annotations), mode=Mode.MIGRATE, stage="mutate")
+    assert decision.allowed
+    assert ("SSILegacyExprParser on" in decision.data.get("httpd.conf", "")) is written
+    if annotation == "2.3":  # the validating webhook says so
+        validated = r.review(configmap({"httpd.conf": text}, annotations=annotations), mode=Mode.WARN, stage="validate")
+        assert any("httpd24.io/source-version='2.3' is not auto, 2.2 or 2.4; ignored" in w for w in validated.warnings)

@@ -29,6 +29,7 @@ from typing import Iterable, Literal, Sequence
 
 from ..config import ConfigSet, Item, Liveness, Section, Target, module_identifier
 from ..config.gcpause import gc_paused
+from ..engine.source import SourceVersion, judge
 from . import authz22
 from . import expr as X
 from .hosts import AddressError, Entry, in_domain, parse_from
@@ -648,9 +649,12 @@ def _questions(sections, target: Target) -> list[Question]:
 
 
 class Builder:
-    def __init__(self, configset: ConfigSet, target: Target | None, view=None, on_24: bool | None = None) -> None:
+    def __init__(self, configset: ConfigSet, target: Target | None, view=None, on_24: bool | None = None,
+                 source_version: SourceVersion = "auto") -> None:
         self.configset = configset
         self.on_24 = on_24
+        self.source_version = source_version
+        self.module_loads: list[Item] = []
         self.view = view if view is not None else configset.view(target or Target(version=(2, 4, 62), modules=None))
         self.scopes: dict[object, Scope] = {}
         self.order: list[Scope] = []
@@ -767,8 +771,10 @@ class Builder:
                 )
                 continue
             if key == "loadmodule":
-                if item.args and section is None and vhost is None and not item.unread:
-                    self.load_order.append(item.args[0])
+                if item.args and not item.unread:
+                    self.module_loads.append(item)
+                    if section is None and vhost is None:
+                        self.load_order.append(item.args[0])
                 continue
             module = authz22.module_of(key)
             if module is not None:
@@ -899,10 +905,12 @@ class Builder:
             if scope.kind == "htaccess" and scope.dirpath not in dirs:
                 scope.dirpath = None
         # 2.2 could not read 2.4's lines, so a configuration with both runs on 2.4 + mod_access_compat, and
-        # one with such a line outside every branch 2.2 may skip runs on 2.4 (with or without the module).
+        # one with such a line outside every branch 2.2 may skip runs on 2.4 (with or without the module);
+        # so does one that loads a module 2.2 never had (httpd24.engine.source).
         # A migration's later passes read the text as its first pass read the input (``self.on_24``).
         on_24 = self.on_24 if self.on_24 is not None else bool(self.hybrid_items and self.compat_items) or any(
-            item.in_section(*CONDITIONS_22_KNOWS) is None for item in self.hybrid_items)
+            item.in_section(*CONDITIONS_22_KNOWS) is None for item in self.hybrid_items
+        ) or judge(self.module_loads, self.source_version).ran_on_24
         mode: Mode = "compat" if on_24 else "2.2"
         return Model(
             scopes=sorted(self.order, key=lambda s: s.index),
@@ -933,16 +941,18 @@ _READ_KEYS = (
 )
 
 
-def build(configset: ConfigSet, target: Target | None = None, view=None, *, on_24: bool | None = None) -> Model:
+def build(configset: ConfigSet, target: Target | None = None, view=None, *, on_24: bool | None = None,
+          source_version: SourceVersion = "auto") -> Model:
     """Read the access-control settings of a configuration set (``view``: its view for ``target``, if built).
 
     ``on_24``: what a migration's first pass found, for its later passes (None: read the text alone).
     True: the input ran on 2.4 (it mixed 2.2 and 2.4 access control, or had a 2.4-only line 2.2 could
     not skip), so what it holds is read as 2.4 + mod_access_compat reads it, even once no 2.4-only line
     is left to tell, never as 2.2 would have read it. False: the input was 2.2, and the 2.4 lines the
-    migration wrote do not make it a 2.4 configuration."""
+    migration wrote do not make it a 2.4 configuration. ``source_version``: whether a LoadModule of a
+    module 2.2 never had says it ran on 2.4 (``auto``), or what it ran on (:mod:`httpd24.engine.source`)."""
     with gc_paused():
-        builder = Builder(configset, target, view, on_24)
+        builder = Builder(configset, target, view, on_24, source_version)
         builder.read()
         return builder.finish()
 

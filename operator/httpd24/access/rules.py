@@ -38,7 +38,8 @@ def _analysis(ctx) -> tuple[Model, Plan]:
     200; and the Require lines written for a 2.2 input do not make it one that ran on 2.4."""
     cached = ctx.__dict__.get("_httpd24_access_analysis")
     if cached is None:
-        model = build(ctx.configset, ctx.target, ctx.view, on_24=ctx.memory.get("access.on_24"))
+        model = build(ctx.configset, ctx.target, ctx.view, on_24=ctx.memory.get("access.on_24"),
+                      source_version=ctx.source_version)
         ctx.memory.setdefault("access.on_24", model.mode == "compat")
         cached = ctx.__dict__["_httpd24_access_analysis"] = (model, make_plan(model))
     return cached
@@ -139,7 +140,9 @@ class OrderAllowDeny(_PlanRule):
 
     ## Fix safety
     Safe: the fix is offered only when the translation gives every request the 2.2
-    answer (it is checked request by request on real httpd in the project's tests).
+    answer (it is checked request by request on real httpd in the project's tests);
+    for a configuration that ran on 2.4 already (it loads a module 2.2 never had),
+    the answer 2.4 + mod_access_compat gives it today.
     Host names become `Require host` (same double-reverse lookup), `127.0.0.1` stays
     `Require ip 127.0.0.1` (never `Require local`). When a section's meaning depends
     on which other sections apply, or on an `<IfModule>`/`<IfDefine>` inside it that
@@ -151,12 +154,16 @@ class OrderAllowDeny(_PlanRule):
     severity = Severity.ERROR
     summary = "2.2 access control (Order/Allow/Deny/Satisfy) must become Require"
     fix_availability = "sometimes"
-    kinds = ("translate", "require")
+    kinds = ("translate", "require", "hybrid")
 
     def wanted(self, model: Model) -> bool:
-        return model.has_compat and not model.hybrid
+        # On 2.4 + mod_access_compat without a 2.4 line (it loads a module 2.2 never had) nothing is mixed.
+        return model.has_compat and not (model.hybrid and model.has_24_syntax)
 
     def message(self, p: ScopePlan, model: Model) -> str:
+        if p.kind == "hybrid":
+            return (f"{_where(p.scope)}: Order/Allow/Deny/Satisfy is 2.2 access control, which only "
+                    "mod_access_compat keeps on 2.4; judged by the answers it gives today on 2.4 with it")
         if p.kind == "require" and p.scope.own.requires is None:
             return _group_file_message(p)
         if p.kind == "require":
@@ -225,7 +232,7 @@ class HybridAccess(_PlanRule):
     kinds = ("hybrid",)
 
     def wanted(self, model: Model) -> bool:
-        return model.hybrid
+        return model.hybrid and model.has_24_syntax
 
     def message(self, p: ScopePlan, model: Model) -> str:
         text = f"{_where(p.scope)}: 2.2 (Order/Allow/Deny/Satisfy) and 2.4 (Require) access directives are mixed"
@@ -828,6 +835,7 @@ class MixedRequireProviders(Rule):
         return None
 
     code = "HT507"
+    about_22_behaviour = True
     name = "require-mixed-providers"
     severity = Severity.ERROR
     summary = "Require lines of different 2.2 authorization modules: 2.4 admits anyone any line admits"

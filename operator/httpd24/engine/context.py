@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Iterator, Literal
 
 from ..config import ConfigSet, Item, Liveness, Target, View
+from .source import Source, SourceVersion, judge
 
 #: How changed defaults (AllowOverride, EnableSendfile, FileETag, SSLProxyCheckPeer*) are treated:
 #: ``None`` takes each rule's documented decision; the others override all of them.
@@ -28,20 +29,32 @@ class Context:
     #: The live (or possibly live) items in reading order; None until first asked for.
     _live: list[Item] | None = field(default=None, repr=False)
     #: What rules learnt of a migration's input, shared by all of its passes: a later pass sees text the
-    #: earlier ones rewrote, which may no longer tell what the input meant (the access rules keep here
-    #: whether it already ran on 2.4). Empty for a lint.
+    #: earlier ones rewrote, which may no longer tell what the input meant (what it ran on before, and
+    #: the access rules' own reading of that). A lint's holds only its own pass.
     memory: dict = field(default_factory=dict, repr=False)
+    #: What the configuration ran on before (:mod:`.source`): ``auto`` judges by what it loads.
+    source_version: SourceVersion = "auto"
 
     @classmethod
     def build(cls, configset: ConfigSet, target: Target, defaults: DefaultsPolicy = None,
-              memory: dict | None = None) -> "Context":
+              memory: dict | None = None, source_version: SourceVersion = "auto") -> "Context":
         view = configset.view(target)
         by_key: dict[str, list[Item]] = defaultdict(list)
         dead = Liveness.DEAD
         live = [item for item in view.items if item.live is not dead]
         for item in live:
             by_key[item.key].append(item)
-        return cls(configset, view, target, defaults, dict(by_key), live, {} if memory is None else memory)
+        return cls(configset, view, target, defaults, dict(by_key), live, {} if memory is None else memory,
+                   source_version)
+
+    @property
+    def source(self) -> Source:
+        """What the input ran on: a migration's later passes keep what its first pass judged, though the
+        LoadModule lines its fixes write would make a 2.2 input look like one that ran on 2.4."""
+        source = self.memory.get("source")
+        if source is None:
+            source = self.memory["source"] = judge(self.module_loads(), self.source_version)
+        return source
 
     def items(self, *keys: str) -> Iterator[Item]:
         """Live (or possibly live) items with one of these directive keys, in reading order."""

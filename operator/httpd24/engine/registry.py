@@ -45,6 +45,9 @@ class Rule:
     directives: ClassVar[tuple[str, ...]] = ()
     #: "always", "sometimes" or "never" (documentation only).
     fix_availability: ClassVar[str] = "never"
+    #: The rule tells what 2.2 did that 2.4 does not, and may write 2.2's behaviour back: it says nothing
+    #: true of a configuration that ran on 2.4 already, and is left out for one (:mod:`.source`).
+    about_22_behaviour: ClassVar[bool] = False
     since: ClassVar[str] = "0.1.0"
 
     def check(self, ctx: "Context", item: "Item") -> Iterable[Finding]:

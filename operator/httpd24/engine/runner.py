@@ -14,6 +14,7 @@ from typing import Sequence
 from ..config import ConfigSet, DEFAULT_TARGET, ParseError, Target, parse
 from ..config.gcpause import gc_paused
 from .context import Context, DefaultsPolicy
+from .source import Source, SourceVersion
 from .finding import Applicability, Finding
 from .registry import Rule, all_rules
 from .suppression import split as split_silenced
@@ -35,7 +36,10 @@ def rules_for(select: Sequence[str] | None = None, ignore: Sequence[str] | None 
 
 def check(ctx: Context, rules: Sequence[Rule], silenced: list[Finding] | None = None) -> list[Finding]:
     """Every finding of ``rules`` on the context, deduplicated, in file order; those an ignore mark
-    silences (:mod:`.suppression`) go to ``silenced`` instead, when given."""
+    silences (:mod:`.suppression`) go to ``silenced`` instead, when given. Rules about 2.2's behaviour
+    do not run on a configuration that ran on 2.4 already (:mod:`.source`)."""
+    if ctx.source.ran_on_24:
+        rules = [rule for rule in rules if not rule.about_22_behaviour]
     by_key: dict[str, list[Rule]] = {}
     whole: list[Rule] = []
     for rule in rules:
@@ -75,13 +79,19 @@ def lint(
     ignore: Sequence[str] | None = None,
     defaults: DefaultsPolicy = None,
     silenced: list[Finding] | None = None,
+    source_version: SourceVersion = "auto",
+    judged: list[Source] | None = None,
 ) -> list[Finding]:
     """Findings for a configuration set. Raises ParseError on an Include cycle.
 
-    ``silenced``: filled with the findings an ``# httpd24: ignore`` mark silences."""
+    ``silenced``: filled with the findings an ``# httpd24: ignore`` mark silences. ``judged``: with what
+    the configuration ran on before (:mod:`.source`), for a message that says which rules were left out."""
     with gc_paused():
-        ctx = Context.build(configset, target, defaults)
-        return check(ctx, rules_for(select, ignore), silenced)
+        ctx = Context.build(configset, target, defaults, source_version=source_version)
+        findings = check(ctx, rules_for(select, ignore), silenced)
+        if judged is not None:
+            judged[:] = [ctx.source]
+        return findings
 
 
 @dataclass
@@ -99,6 +109,8 @@ class Migration:
     cycle: ParseError | None = None
     #: Findings of the result that an ``# httpd24: ignore`` mark silences (their fixes were not applied).
     silenced: list[Finding] = field(default_factory=list)
+    #: What the input ran on before (:mod:`.source`); None when no pass could read it.
+    source: Source | None = None
 
     @property
     def changed(self) -> set[str]:
@@ -119,6 +131,7 @@ def migrate(
     ignore: Sequence[str] | None = None,
     defaults: DefaultsPolicy = None,
     applicability: Applicability = Applicability.PRESERVE,
+    source_version: SourceVersion = "auto",
 ) -> Migration:
     """Apply fixes of at least ``applicability`` until nothing changes.
 
@@ -127,10 +140,10 @@ def migrate(
     ``Migration.original`` keeps the input text.
     """
     with gc_paused():
-        return _migrate(configset, target, select, ignore, defaults, applicability)
+        return _migrate(configset, target, select, ignore, defaults, applicability, source_version)
 
 
-def _migrate(configset, target, select, ignore, defaults, applicability) -> Migration:
+def _migrate(configset, target, select, ignore, defaults, applicability, source_version) -> Migration:
     original = {name: configset.sources.get(name) or doc.render() for name, doc in configset.documents.items()}
     rules = rules_for(select, ignore)
     applied: list[Finding] = []
@@ -160,7 +173,7 @@ def _migrate(configset, target, select, ignore, defaults, applicability) -> Migr
 
     for _ in range(MAX_PASSES):
         try:
-            findings = check(Context.build(current, target, defaults, memory), rules, silenced)
+            findings = check(Context.build(current, target, defaults, memory, source_version), rules, silenced)
         except ParseError as error:  # an Include cycle
             failures.append(str(error))
             cycle = error
@@ -219,5 +232,5 @@ def _migrate(configset, target, select, ignore, defaults, applicability) -> Migr
     for name, data in original.items():
         files.setdefault(name, data)  # files that did not parse are kept as they were
     return Migration(files, original, applied, remaining, failures, current, cycle,
-                     [f.detached() for f in silenced])
+                     [f.detached() for f in silenced], memory.get("source"))
 

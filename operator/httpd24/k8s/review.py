@@ -5,7 +5,7 @@ comes out: allowed or not, the denial text as kubectl prints it, admission
 warnings, the changes to write (migrated files, annotations) and the JSON patch
 for them. :mod:`httpd24.k8s.admission` only adapts kopf's kwargs to this.
 
-How a ConfigMap is read (documented for users in docs/admission.md):
+How a ConfigMap is read (documented for users in the README, *Modes and policies*):
 
 * every key of ``data`` (text) and ``binaryData`` (bytes, base64) is a file in
   one directory, ``httpd24.io/config-dir`` (absolute, or relative to the server
@@ -17,7 +17,9 @@ How a ConfigMap is read (documented for users in docs/admission.md):
   other keys; when the entry key exists, only the keys it reaches are
   configuration (others, such as html pages or mime types, are left alone);
   without it every text key is linted on its own;
-* binaryData values with NUL bytes are not configuration and are skipped.
+* binaryData values with NUL bytes are not configuration and are skipped;
+* ``httpd24.io/source-version`` (``auto``, ``2.2``, ``2.4``) says what the configuration
+  ran on before, as ``--source-version`` does (:mod:`httpd24.engine.source`).
 
 Two stages, one per webhook:
 
@@ -49,7 +51,7 @@ from typing import Any, Iterable, Literal, Mapping
 from .. import api
 from ..config import ConfigSet, ParseError
 from ..config.gcpause import trees_freed_before_collection
-from ..engine import Applicability, Finding, Severity
+from ..engine import Applicability, Finding, Severity, SourceVersion
 
 # -- names -------------------------------------------------------------------------------------
 GROUP = "httpd24.io"
@@ -60,6 +62,7 @@ ANN_ENTRY = "httpd24.io/entry"
 ANN_SERVER_ROOT = "httpd24.io/server-root"
 ANN_CONFIG_DIR = "httpd24.io/config-dir"
 ANN_DEFAULTS = "httpd24.io/defaults"
+ANN_SOURCE_VERSION = "httpd24.io/source-version"  # auto | 2.2 | 2.4: what the configuration ran on before
 # Written by the webhook:
 ANN_REVIEWED_MODE = "httpd24.io/reviewed-mode"
 #: Count of findings on the stored text ("-1": it does not parse); HttpdServer status.findings.audit reads it.
@@ -139,6 +142,7 @@ class Layout:
     server_root: str = DEFAULT_SERVER_ROOT
     config_dir: str = DEFAULT_CONFIG_DIR
     defaults: DefaultsPolicy = None
+    source_version: SourceVersion = "auto"
 
     @property
     def prefix(self) -> str:
@@ -175,7 +179,18 @@ def layout_of(body: Mapping[str, Any], notes: list[str] | None = None) -> Layout
         server_root=_text(annotations.get(ANN_SERVER_ROOT)) or DEFAULT_SERVER_ROOT,
         config_dir=_text(annotations.get(ANN_CONFIG_DIR), DEFAULT_CONFIG_DIR),
         defaults=defaults,
+        source_version=source_version_of(annotations, notes),
     )
+
+
+def source_version_of(annotations: Mapping[str, Any], notes: list[str] | None = None) -> SourceVersion:
+    """The ConfigMap's ``httpd24.io/source-version`` (``auto`` when absent or not one of the three)."""
+    value = annotations.get(ANN_SOURCE_VERSION, "auto")
+    if value in ("auto", "2.2", "2.4"):
+        return value
+    if notes is not None:
+        notes.append(f"annotation {ANN_SOURCE_VERSION}={value!r} is not auto, 2.2 or 2.4; ignored")
+    return "auto"
 
 
 def _text(value: object, default: str = "") -> str:
@@ -384,7 +399,8 @@ def _analyze_trees(files, origin, problems, skipped, layout: Layout, migrate: bo
         return analysis
     silenced: list[Finding] = []
     try:
-        findings = api.lint(configset, defaults=layout.defaults, silenced=silenced)
+        findings = api.lint(configset, defaults=layout.defaults, silenced=silenced,
+                            source_version=layout.source_version)
     except ParseError as error:  # an Include cycle
         analysis.problems.append(_problem(error, layout))
         return analysis
@@ -392,7 +408,8 @@ def _analyze_trees(files, origin, problems, skipped, layout: Layout, migrate: bo
     analysis.silenced = [_renamed(f, layout) for f in silenced]
     if migrate:
         # The lint above only read the tree; migrate may edit it in place (one parse fewer).
-        migration = api.migrate(configset, defaults=layout.defaults, applicability=Applicability.PRESERVE)
+        migration = api.migrate(configset, defaults=layout.defaults, applicability=Applicability.PRESERVE,
+                                source_version=layout.source_version)
         if migration.configset is not None and migration.configset is not configset:
             trees.append(migration.configset)
         analysis.migrated_ok = True
@@ -604,7 +621,7 @@ def review(
 
 
 #: What the review reads of a ConfigMap besides its data and binaryData.
-INPUT_ANNOTATIONS = (ANN_MODE, ANN_ENTRY, ANN_SERVER_ROOT, ANN_CONFIG_DIR, ANN_DEFAULTS)
+INPUT_ANNOTATIONS = (ANN_MODE, ANN_ENTRY, ANN_SERVER_ROOT, ANN_CONFIG_DIR, ANN_DEFAULTS, ANN_SOURCE_VERSION)
 UNCHANGED_WARNING = ("httpd24: the configuration is unchanged by this update, so it is let through as it was "
                      "stored (a changed configuration is reviewed; `httpd24 lint` shows its findings)")
 

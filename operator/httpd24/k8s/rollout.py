@@ -17,8 +17,10 @@ from typing import Any, Mapping
 
 from .. import api
 from ..config.gcpause import trees_freed_before_collection
+from ..engine import SourceVersion
 from ..engine.modules import ModuleRequirements
 from . import mainconf
+from .review import source_version_of
 from .models_server import GROUP, KIND, MAIN_KEY, SECRETS_DIR, VERSION, HttpdServerSpec
 
 MANAGED_BY = "httpd24-operator"
@@ -131,7 +133,8 @@ def plan(name: str, namespace: str, spec: HttpdServerSpec, configmap: Mapping[st
                         "spec.secrets mounts the Secrets; rename the key")
     # The trees go before the collector resumes: the operator plans 16 servers at a time.
     with trees_freed_before_collection() as trees:
-        files, applied, findings, required, own_listen = _read(files, entry, spec, trees)
+        source_version = source_version_of((configmap.get("metadata") or {}).get("annotations") or {})
+        files, applied, findings, required, own_listen = _read(files, entry, spec, source_version, trees)
     counts = _severity_counts(findings)
     try:
         modules = mainconf.modules_to_load(required.to_load(builtin="image"), spec.extraModules or ())
@@ -162,19 +165,20 @@ def plan(name: str, namespace: str, spec: HttpdServerSpec, configmap: Mapping[st
 
 
 def _read(
-    files: dict[str, bytes], entry: str, spec: HttpdServerSpec, trees: list
+    files: dict[str, bytes], entry: str, spec: HttpdServerSpec, source_version: SourceVersion, trees: list
 ) -> tuple[dict[str, bytes], int, list[api.Finding], ModuleRequirements, list[int]]:
     """Files to deploy, how many findings were fixed, the findings (fixed first; without their trees),
-    the modules they need and their own Listen ports; every tree parsed is put in ``trees``."""
+    the modules they need and their own Listen ports; every tree parsed is put in ``trees``. The
+    ConfigMap's ``httpd24.io/source-version`` is read as admission reads it."""
     cs = api.load_mapping(files, entry=entry, server_root=mainconf.SERVER_ROOT)
     trees.append(cs)
     if cs.errors:
         raise PlanError("ParseError", "; ".join(str(e) for e in cs.errors[:5]))
     try:
         if spec.migration != "migrated":
-            findings = [f.detached() for f in api.lint(cs, defaults=spec.defaults)]
+            findings = [f.detached() for f in api.lint(cs, defaults=spec.defaults, source_version=source_version)]
             return files, 0, findings, api.required_modules(cs), mainconf.listen_ports(cs)
-        migration = api.migrate(cs, defaults=spec.defaults)
+        migration = api.migrate(cs, defaults=spec.defaults, source_version=source_version)
         if migration.failures:
             raise PlanError("MigrationFailed", "; ".join(migration.failures[:3]))
         files = dict(migration.files)

@@ -37,6 +37,7 @@ class CacheIgnoreURLSessionIdentifiersSubstring(Rule):
     """
 
     code = "HT211"
+    about_22_behaviour = True
     name = "cache-ignore-url-session-identifier-substring"
     severity = Severity.WARNING
     summary = "CacheIgnoreURLSessionIdentifiers matches whole parameter names in 2.4"
@@ -88,6 +89,7 @@ class CacheEnablePathOnForwardProxy(Rule):
     """
 
     code = "HT212"
+    about_22_behaviour = True
     name = "cache-enable-path-on-forward-proxy"
     severity = Severity.WARNING
     summary = "CacheEnable /path no longer matches forward-proxied content in 2.4"

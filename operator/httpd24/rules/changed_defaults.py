@@ -146,6 +146,7 @@ class EnableSendfileDefault(_ServerDefault):
     """
 
     code = "HT302"
+    about_22_behaviour = True
     name = "enable-sendfile-default"
     severity = Severity.INFO
     summary = "EnableSendfile defaults to Off in 2.4 (On in 2.2)"
@@ -191,6 +192,7 @@ class FileETagDefault(_ServerDefault):
     """
 
     code = "HT303"
+    about_22_behaviour = True
     name = "file-etag-default"
     severity = Severity.INFO
     summary = "FileETag defaults to MTime Size in 2.4 (INode MTime Size in 2.2)"
@@ -251,6 +253,7 @@ class SSLProxyCheckPeerDefault(Rule):
     """
 
     code = "HT304"
+    about_22_behaviour = True
     name = "ssl-proxy-check-peer-default"
     severity = Severity.WARNING
     summary = "SSLProxyCheckPeerCN/Name/Expire default to on in 2.4 (off in 2.2): bad backends give 502"
@@ -419,6 +422,7 @@ class AllowOverrideDefault(Rule):
     """
 
     code = "HT301"
+    about_22_behaviour = True
     name = "allow-override-default"
     severity = Severity.WARNING
     summary = "AllowOverride defaults to None in 2.4 (All in 2.2): .htaccess files are ignored"

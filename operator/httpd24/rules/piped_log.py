@@ -85,6 +85,7 @@ class PipedLogShell(Rule):
     """
 
     code = "HT202"
+    about_22_behaviour = True
     name = "piped-log-shell-command"
     severity = Severity.ERROR
     summary = 'Piped log "|cmd" runs without a shell in 2.4'

@@ -57,6 +57,7 @@ class ProxySCGIPathInfo(Rule):
     """
 
     code = "HT209"
+    about_22_behaviour = True
     name = "proxy-scgi-path-info"
     severity = Severity.WARNING
     summary = "mod_proxy_scgi sends no PATH_INFO in 2.4 unless proxy-scgi-pathinfo is set"

@@ -132,6 +132,7 @@ class SSIIfExprLegacySyntax(Rule):
     """
 
     code = "HT208"
+    about_22_behaviour = True
     name = "ssi-if-expr-legacy-syntax"
     severity = Severity.WARNING
     summary = "SSI #if expr uses ap_expr in 2.4; SSILegacyExprParser restores 2.2's syntax"

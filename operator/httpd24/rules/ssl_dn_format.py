@@ -70,6 +70,7 @@ class SSLDNVariableFormat(Rule):
     """
 
     code = "HT207"
+    about_22_behaviour = True
     name = "ssl-dn-variable-format"
     severity = Severity.ERROR
     summary = "*_DN SSL variables use RFC 2253 format in 2.4 unless LegacyDNStringFormat is set"

@@ -159,6 +159,7 @@ class SSLProtocolMinusSSLv2(Rule):
     """
 
     code = "HT204"
+    about_22_behaviour = True
     name = "ssl-protocol-minus-sslv2"
     severity = Severity.INFO
     summary = "-SSLv2 is ignored by 2.4's SSLProtocol"

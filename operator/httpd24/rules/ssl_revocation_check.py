@@ -57,6 +57,7 @@ class CRLWithoutRevocationCheck(Rule):
     """
 
     code = "HT206"
+    about_22_behaviour = True
     name = "ssl-crl-without-revocation-check"
     severity = Severity.ERROR
     summary = "CRLs are not checked in 2.4 without SSLCARevocationCheck"

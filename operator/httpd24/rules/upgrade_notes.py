@@ -37,6 +37,7 @@ class DavLockDBFormat(Rule):
     """
 
     code = "HT213"
+    about_22_behaviour = True
     name = "dav-lock-db-format"
     severity = Severity.INFO
     summary = "Delete the DAV lock database during the upgrade (format changed)"
@@ -81,6 +82,7 @@ class SubstituteLineLength(Rule):
     """
 
     code = "HT214"
+    about_22_behaviour = True
     name = "substitute-line-length"
     severity = Severity.INFO
     summary = "mod_substitute limits lines to 1 MB in 2.4"
@@ -125,6 +127,7 @@ class ReqtimeoutDefaultTimeouts(Rule):
     """
 
     code = "HT215"
+    about_22_behaviour = True
     name = "reqtimeout-default-timeouts"
     severity = Severity.INFO
     summary = "mod_reqtimeout sets default time-outs in 2.4"
@@ -175,6 +178,7 @@ class DeflateSkipsGrowingResponses(Rule):
     """
 
     code = "HT216"
+    about_22_behaviour = True
     name = "deflate-skips-growing-responses"
     severity = Severity.INFO
     summary = "mod_deflate does not compress when it would add data (2.4)"
@@ -214,6 +218,7 @@ class AutoindexXHTMLTitles(Rule):
     """
 
     code = "HT217"
+    about_22_behaviour = True
     name = "autoindex-xhtml-titles"
     severity = Severity.INFO
     summary = "mod_autoindex shows titles of .xhtml files in 2.4"
@@ -253,6 +258,7 @@ class HtpasswdMD5Default(Rule):
     """
 
     code = "HT218"
+    about_22_behaviour = True
     name = "htpasswd-md5-default"
     severity = Severity.INFO
     summary = "htpasswd writes MD5 entries by default in 2.4"

@@ -1,0 +1,68 @@
+"""Which httpd a configuration ran on before the migration: 2.2, or 2.4 already.
+
+httpd24 rewrites a configuration so that 2.4 answers as it did before. For the configurations the
+tool exists for, "before" is 2.2, and several rules write 2.2's behaviour back (``SSILegacyExprParser
+on``, ``|$`` piped logs, 2.2's defaults) or report what 2.2 did differently. A configuration that loads
+a module 2.2 never had (an MPM, mod_authz_core, mod_unixd ...) could not start on 2.2: it ran on 2.4,
+its pages and clients know 2.4's behaviour, and writing 2.2's back would change it. Those rules
+(``Rule.about_22_behaviour``) are left out for it, and the access rules read its Order/Allow/Deny as
+2.4 + mod_access_compat answers them. The rules about what 2.4 refuses or renames still apply.
+
+The evidence is only what 2.2 refuses at start-up, never a guess: a ``LoadModule`` outside every
+``<IfModule>``, ``<IfDefine>`` and ``<IfVersion>`` (a branch 2.2 may skip, and where httpd24's own
+fixes put the lines some builds compile in). ``--source-version`` overrides it either way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable, Iterable, Literal
+
+if TYPE_CHECKING:
+    from ..config import Item
+
+#: ``auto`` judges by the configuration; ``2.2`` applies every rule; ``2.4`` says it ran on 2.4.
+SourceVersion = Literal["auto", "2.2", "2.4"]
+
+#: Modules httpd 2.4 ships that no 2.2 installation had (research notes §3.3, "New in 2.4.62"), less
+#: those a third-party module of the same name gave 2.2 (mod_macro, mod_proxy_html, mod_xml2enc,
+#: mod_remoteip backports, uWSGI's mod_proxy_uwsgi, mod_proxy_fcgi backports, mod_lua's forerunners).
+MODULES_ONLY_IN_24 = frozenset(f"{name}_module" for name in (
+    "mpm_prefork", "mpm_worker", "mpm_event",  # 2.2 compiled its MPM into the binary
+    "access_compat", "allowmethods", "auth_form", "authn_core", "authn_socache", "authnz_fcgi", "authz_core",
+    "authz_dbd", "brotli", "buffer", "cache_disk", "cache_socache", "data", "dialup", "heartbeat",
+    "heartmonitor", "http2", "lbmethod_bybusyness", "lbmethod_byrequests", "lbmethod_bytraffic",
+    "lbmethod_heartbeat", "log_debug", "md", "privileges", "proxy_express", "proxy_fdpass", "proxy_hcheck",
+    "proxy_http2", "proxy_wstunnel", "ratelimit", "reflector", "request", "sed", "session", "session_cookie",
+    "session_crypto", "session_dbd", "slotmem_plain", "slotmem_shm", "socache_dbm", "socache_dc",
+    "socache_memcache", "socache_redis", "socache_shmcb", "systemd", "tls", "unixd", "watchdog",
+))
+
+#: The sections in which 2.2 may skip a line (it knows all three).
+_CONDITIONS = ("ifmodule", "ifdefine", "ifversion")
+
+
+@dataclass(frozen=True)
+class Source:
+    """What a configuration ran on, and the line that showed it."""
+
+    ran_on_24: bool
+    #: ``(module, file, line)`` of the LoadModule that 2.2 refuses; None when ``--source-version`` said so.
+    evidence: tuple[str, str, int] | None = None
+
+    def reason(self, display: Callable[[str], str] = str) -> str:
+        """Why the configuration ran on 2.4, its file named by ``display``."""
+        if self.evidence is None:
+            return "--source-version 2.4"
+        module, file, line = self.evidence
+        return f"LoadModule {module} at {display(file)}:{line} cannot load on 2.2"
+
+
+def judge(module_loads: Iterable["Item"], policy: SourceVersion) -> Source:
+    """What the configuration whose LoadModule lines (those httpd reads) are ``module_loads`` ran on."""
+    if policy != "auto":
+        return Source(policy == "2.4")
+    for item in module_loads:
+        if item.args[0] in MODULES_ONLY_IN_24 and item.in_section(*_CONDITIONS) is None:
+            return Source(True, (item.args[0], item.file, item.node.location.line))
+    return Source(False)
