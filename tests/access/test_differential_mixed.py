@@ -108,3 +108,22 @@ def test_configurations_written_for_2_4_keep_their_answers(httpd, capsys):
               f"kept for a person")
     assert_answers_kept(cases, httpd)
     assert kept_500 and len(cases) > COUNT // 2
+
+
+def test_22_access_control_that_ran_on_2_4_keeps_the_answers_it_gives_there(httpd, capsys):
+    """The random 2.2 configurations, loading an MPM: 2.2 could not have started them, so they ran on 2.4 +
+    mod_access_compat, which does not answer as 2.2 (research notes §5). The reference is the original as
+    it is there (the harness drops its LoadModule line), not 2.2's answers."""
+    cases, refused = [], 0
+    for index, text in differential.random_configs(SEED, COUNT):
+        text = "LoadModule mpm_event_module modules/mod_mpm_event.so\n" + text
+        result = migrate(differential.ConfigSet.from_mapping({"httpd.conf": text}, entry="httpd.conf"))
+        assert result.source is not None and result.source.ran_on_24
+        if any(f.code.startswith("HT50") and f.fix is None and f.severity.value == "error" for f in result.remaining):
+            refused += 1  # left for a person
+            continue
+        cases.append(case(index, "ran on 2.4", text, result))
+    with capsys.disabled():
+        print(f"\n[ran on 2.4] HTTPD24_SEED={SEED}: {len(cases)} configurations migrated, {refused} left for a person")
+    assert_answers_kept(cases, httpd)
+    assert len(cases) > 2 * refused, "most configurations must be migrated"
