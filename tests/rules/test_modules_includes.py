@@ -275,6 +275,23 @@ def test_module_not_loaded_in_a_debian_layout_is_loaded_where_httpd_reads_it(htt
     assert checked.ok, checked.output
 
 
+@pytest.mark.apache
+def test_module_not_loaded_leaves_out_what_debians_apache2_has_built_in(httpd):  # noqa: F811
+    """LoadModule lines from /usr/lib/apache2/modules are for Debian's apache2, which has mod_unixd,
+    mod_log_config and mod_logio built in: asking for them was noise on every Debian tree (its own 2.4 one too)."""
+    if httpd.module_dir != "/usr/lib/apache2/modules":
+        pytest.skip("Debian's apache2 is not the httpd here")
+    text = (f"LoadModule mpm_event_module {httpd.module_dir}/mod_mpm_event.so\n"
+            f"LoadModule authz_core_module {httpd.module_dir}/mod_authz_core.so\n"
+            'User www-data\nLogFormat "%h %O" common\n')
+    assert findings(text, "HT404") == []
+    checked = configtest({"s.conf": text}, "s.conf", [], httpd=httpd)
+    assert checked.ok, checked.output
+    # from another directory (the official image's modules/), they are modules to load
+    elsewhere = {f.replacement.split()[1] for f in findings(text.replace(httpd.module_dir, "modules"), "HT404")}
+    assert elsewhere == {"unixd_module", "log_config_module", "logio_module"}
+
+
 def test_module_not_loaded_goes_with_the_main_files_loadmodule_lines():
     """Red Hat's layout: httpd.conf loads the modules, conf.d/ssl.conf (read later) loads mod_ssl. The MPM
     belongs with httpd.conf's LoadModule lines, not in ssl.conf, which goes away with SSL."""

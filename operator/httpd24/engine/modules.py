@@ -74,6 +74,7 @@ from ..config.target import REMOVED_IN_24
 __all__ = [
     "CONFIGTEST",
     "DEBIAN_BUILTIN",
+    "DEBIAN_MODULE_DIR",
     "IMAGE_BUILTIN",
     "Module",
     "ModuleRequirements",
@@ -105,6 +106,8 @@ def _builtin(which: str) -> frozenset[str]:
 IMAGE_BUILTIN = _builtin("image")
 #: Modules compiled into Debian's ``apache2`` (those plus log_config, logio, unixd, version, watchdog).
 DEBIAN_BUILTIN = _builtin("debian")
+#: Where Debian's (and Ubuntu's) apache2 keeps its modules: LoadModule lines from there are for that build.
+DEBIAN_MODULE_DIR = "/usr/lib/apache2/modules"
 
 
 class Reason(NamedTuple):

@@ -10,7 +10,7 @@ from ..apache import table
 from ..config import Item, edit, module_identifier
 from ..config.target import REMOVED_IN_24
 from ..engine import Applicability, Rule, Severity, register
-from ..engine.modules import CONFIGTEST, DEBIAN_BUILTIN, STARTUP, required_modules
+from ..engine.modules import CONFIGTEST, DEBIAN_BUILTIN, DEBIAN_MODULE_DIR, STARTUP, required_modules
 
 #: 2.2 module -> (what to do, 2.4 module to load instead or None).
 REMOVED_MODULES = {
@@ -315,7 +315,9 @@ class ModuleNotLoaded(Rule):
     never in a file nothing includes), from the same directory. Modules
     some builds compile in (Debian's apache2 has mod_unixd, mod_log_config,
     mod_logio, mod_version and mod_watchdog built in, where a `LoadModule`
-    of them fails) are loaded inside `<IfModule !name_module>`. Not for
+    of them fails) are loaded inside `<IfModule !name_module>`, and not asked
+    for at all when the configuration loads its modules from Debian's
+    `/usr/lib/apache2/modules`. Not for
     mod_access_compat: the HT5xx rules translate Order/Allow/Deny/Satisfy to
     `Require` in the same migration, so its finding has no fix and remains
     only where a person must translate.
@@ -332,6 +334,12 @@ class ModuleNotLoaded(Rule):
         if not loads:
             return
         loaded = {item.args[0] for item in loads}
+        # With the entry file's own LoadModule lines (Red Hat's httpd.conf), not in a file read later
+        # (conf.d/ssl.conf goes away with SSL); else after the last one read (Debian's mods-enabled/).
+        last = next((i for i in reversed(loads) if i.file == ctx.configset.entry), loads[-1])
+        module_dir = _module_dir(last.args[1]) if len(last.args) > 1 else "modules"
+        if module_dir == DEBIAN_MODULE_DIR:  # Debian's apache2, which has these compiled in
+            loaded |= DEBIAN_BUILTIN
         requirements = requirements_of(ctx)
         missing = []
         for module in requirements.modules:
@@ -362,10 +370,6 @@ class ModuleNotLoaded(Rule):
             )
         if not missing:
             return
-        # With the entry file's own LoadModule lines (Red Hat's httpd.conf), not in a file read later
-        # (conf.d/ssl.conf goes away with SSL); else after the last one read (Debian's mods-enabled/).
-        last = next((i for i in reversed(loads) if i.file == ctx.configset.entry), loads[-1])
-        module_dir = _module_dir(last.args[1]) if len(last.args) > 1 else "modules"
         lines = []
         for module in missing:
             line = f"LoadModule {module.name} {_load_path(module_dir, module.name)}"
