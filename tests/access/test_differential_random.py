@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import time
 
 import pytest
@@ -123,18 +124,28 @@ def test_random_translations_match(httpd, access, capsys):
 
 
 def test_refused_translations_are_reported_for_a_person(access):
-    """A configuration the translator refuses still gets a finding without a fix, saying why: HT501, or
-    HT507 when only Require lines of different 2.2 modules stand in the way (no Order/Allow/Deny at all)."""
+    """A configuration the translator refuses gets a finding without a fix for every section it refused,
+    saying why: HT501, HT507 when only Require lines of different 2.2 modules stand in the way, or HT504
+    for an AuthType section without an exact 2.4 form. Only such an AuthType section lets the other
+    sections be rewritten (on 2.2 it holds none of them back: `_PlanRule.check_config`; seed 1497404088,
+    index 6, where the rest of the migration answers as 2.2 on real apache2 and /c keeps 2.4's 500 until a
+    person writes its Require)."""
     from httpd24.engine import lint
 
     for index, text in differential.random_configs(SEED, 60):
         cs = differential.ConfigSet.from_mapping({"httpd.conf": text}, entry="httpd.conf")
         try:
             access.translate(cs)
-        except access.TranslationError:
-            findings = [f for f in lint(cs, select=["HT501", "HT507"])]
-            assert findings, f"index {index}: refused but not reported"
-            assert all(f.fix is None or not f.fixable for f in findings), f"index {index}: a refused translation offers a fix"
+        except access.TranslationError as error:
+            findings = lint(cs, select=["HT501", "HT504", "HT507"])
+            refused = re.findall(r"httpd\.conf:\d+: (<[^>]*>): ", str(error))
+            assert refused, str(error)
+            for label in refused:
+                assert any(f.message.startswith(f"{label}:") and not f.fixable for f in findings), (
+                    f"index {index}: {label} was refused but not reported for a person")
+            if any(f.fixable for f in findings):
+                assert all(any(f.code == "HT504" and f.message.startswith(f"{label}:") for f in findings)
+                           for label in refused), f"index {index}: a refused translation offers a fix"
 
 
 def in_a_virtual_host(rng: random.Random, text: str) -> str:
