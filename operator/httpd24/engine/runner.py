@@ -14,9 +14,9 @@ from typing import Sequence
 from ..config import ConfigSet, DEFAULT_TARGET, ParseError, Target, parse
 from ..config.gcpause import gc_paused
 from .context import Context, DefaultsPolicy
-from .source import Source, SourceVersion
 from .finding import Applicability, Finding
 from .registry import Rule, all_rules
+from .source import Source, SourceVersion
 from .suppression import split as split_silenced
 
 MAX_PASSES = 20

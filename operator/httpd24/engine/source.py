@@ -9,8 +9,9 @@ its pages and clients know 2.4's behaviour, and writing 2.2's back would change 
 2.4 + mod_access_compat answers them. The rules about what 2.4 refuses or renames still apply.
 
 The evidence is only what 2.2 refuses at start-up, never a guess: a ``LoadModule`` outside every
-``<IfModule>``, ``<IfDefine>`` and ``<IfVersion>`` (a branch 2.2 may skip, and where httpd24's own
-fixes put the lines some builds compile in). ``--source-version`` overrides it either way.
+``<IfModule>``, ``<IfDefine>`` and ``<IfVersion>`` (a branch 2.2 may skip). ``--source-version``
+overrides it either way. A migration keeps its first pass's judgement (``Context.source``), though
+the LoadModule lines HT404 adds would count; a later lint of its output sees them.
 """
 
 from __future__ import annotations
