@@ -179,11 +179,11 @@ def layout_of(body: Mapping[str, Any], notes: list[str] | None = None) -> Layout
         server_root=_text(annotations.get(ANN_SERVER_ROOT)) or DEFAULT_SERVER_ROOT,
         config_dir=_text(annotations.get(ANN_CONFIG_DIR), DEFAULT_CONFIG_DIR),
         defaults=defaults,
-        source_version=source_version_of(annotations, notes),
+        source_version=_source_version(annotations, notes),
     )
 
 
-def source_version_of(annotations: Mapping[str, Any], notes: list[str] | None = None) -> SourceVersion:
+def _source_version(annotations: Mapping[str, Any], notes: list[str] | None = None) -> SourceVersion:
     """The ConfigMap's ``httpd24.io/source-version`` (``auto`` when absent or not one of the three)."""
     value = annotations.get(ANN_SOURCE_VERSION, "auto")
     if value in ("auto", "2.2", "2.4"):

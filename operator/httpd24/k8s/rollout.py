@@ -20,7 +20,7 @@ from ..config.gcpause import trees_freed_before_collection
 from ..engine import SourceVersion
 from ..engine.modules import ModuleRequirements
 from . import mainconf
-from .review import source_version_of
+from .review import layout_of
 from .models_server import GROUP, KIND, MAIN_KEY, SECRETS_DIR, VERSION, HttpdServerSpec
 
 MANAGED_BY = "httpd24-operator"
@@ -132,8 +132,8 @@ def plan(name: str, namespace: str, spec: HttpdServerSpec, configmap: Mapping[st
         raise PlanError("ReservedKey", f"ConfigMap {spec.configMapRef.name} has a key {SECRETS_DIR!r}, the directory where "
                         "spec.secrets mounts the Secrets; rename the key")
     # The trees go before the collector resumes: the operator plans 16 servers at a time.
+    source_version = layout_of(configmap).source_version  # the annotation, read as admission reads it
     with trees_freed_before_collection() as trees:
-        source_version = source_version_of((configmap.get("metadata") or {}).get("annotations") or {})
         files, applied, findings, required, own_listen = _read(files, entry, spec, source_version, trees)
     counts = _severity_counts(findings)
     try:
@@ -168,8 +168,7 @@ def _read(
     files: dict[str, bytes], entry: str, spec: HttpdServerSpec, source_version: SourceVersion, trees: list
 ) -> tuple[dict[str, bytes], int, list[api.Finding], ModuleRequirements, list[int]]:
     """Files to deploy, how many findings were fixed, the findings (fixed first; without their trees),
-    the modules they need and their own Listen ports; every tree parsed is put in ``trees``. The
-    ConfigMap's ``httpd24.io/source-version`` is read as admission reads it."""
+    the modules they need and their own Listen ports; every tree parsed is put in ``trees``."""
     cs = api.load_mapping(files, entry=entry, server_root=mainconf.SERVER_ROOT)
     trees.append(cs)
     if cs.errors:
