@@ -359,8 +359,16 @@ def _verify(source: inputs.Source, migration: Migration, out, err) -> bool:
     from .apache import differential
     from .config import ConfigSet
 
-    migrated = ConfigSet.from_mapping(migration.files, entry=source.configset.entry, server_root=source.configset.server_root)
-    result = differential.verify(source.configset, migrated, name=source.label)
+    def configset(files: dict[str, bytes]) -> ConfigSet:
+        made = ConfigSet.from_mapping(files, entry=source.configset.entry, server_root=source.configset.server_root)
+        made.aliases = dict(source.configset.aliases)
+        return made
+
+    # From the text, not source.configset: migrate() rewrote that tree, and a reference read from it
+    # would answer as the migration does, right or wrong.
+    ran_on_24 = migration.source.ran_on_24 if migration.source is not None else None
+    result = differential.verify(configset(migration.original), configset(migration.files), name=source.label,
+                                 on_24=ran_on_24)
     out.write(result.format() + "\n")
     return not result.ok
 

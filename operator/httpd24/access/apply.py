@@ -216,13 +216,14 @@ def normalize_text(state: Effective, methods: list[str], unit: str) -> str:
     return "\n".join(host_lines(state.host, methods, unit) + satisfy_lines(values, unit))
 
 
-def normalize_notes(configset: ConfigSet, target: Target | None = None) -> tuple[ConfigSet, list[str]]:
+def normalize_notes(configset: ConfigSet, target: Target | None = None, *,
+                    on_24: bool | None = None) -> tuple[ConfigSet, list[str]]:
     """:func:`normalize_22` and the sections it could not make explicit (with why)."""
     copy = _copy(configset)
-    model = build(copy, target)
+    model = build(copy, target, on_24=on_24)
     notes: list[str] = []
     if model.hybrid:
-        return copy, ["hybrid configuration (2.2 and 2.4 directives): kept as it is"]
+        return copy, ["ran on 2.4 (2.2 and 2.4 directives, or a module 2.2 never had): kept as it is"]
     methods = methods_of(model)
     for d in model.scopes:
         # 2.4 (with or without mod_access_compat) reads several Require lines as any of them;
@@ -287,7 +288,7 @@ def normalize_notes(configset: ConfigSet, target: Target | None = None) -> tuple
     return _reparse(copy), notes
 
 
-def normalize_22(configset: ConfigSet, target: Target | None = None) -> ConfigSet:
+def normalize_22(configset: ConfigSet, target: Target | None = None, *, on_24: bool | None = None) -> ConfigSet:
     """2.2 inheritance made explicit (research notes §5), to run on 2.4 + mod_access_compat.
 
     ``target``: the modules and defines of the server that will run it. Without one, undecided
@@ -298,7 +299,8 @@ def normalize_22(configset: ConfigSet, target: Target | None = None) -> ConfigSe
     and the Satisfy it has under 2.2 written out; ``Satisfy Any`` without an
     effective ``Require`` becomes ``Satisfy All``; ``AuthType`` without an
     effective ``Require`` gets ``Require all granted`` (2.2 asked for no
-    authentication there; 2.4 answers 500). Hybrid configurations are returned
-    unchanged (2.2 never ran them).
+    authentication there; 2.4 answers 500). A configuration that ran on 2.4
+    (``on_24``, as :func:`.model.build` reads it) is returned unchanged: 2.2
+    never ran it, and 2.4 + mod_access_compat is what its clients know.
     """
-    return normalize_notes(configset, target)[0]
+    return normalize_notes(configset, target, on_24=on_24)[0]

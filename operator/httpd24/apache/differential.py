@@ -1085,6 +1085,7 @@ def verify(
     httpd: Httpd | None = None,
     normalize: Callable[[ConfigSet], ConfigSet] | None = None,
     name: str = "",
+    on_24: bool | None = None,
     **kw,
 ) -> VerifyReport:
     """``httpd24 migrate --verify``: prove ``migrated_cs`` answers every request as ``original_cs`` did on 2.2.
@@ -1094,7 +1095,9 @@ def verify(
     as the reference server will: :func:`reference_target`) on 2.4 with
     mod_access_compat, the candidate ``migrated_cs`` on 2.4 without it.
     Returns a :class:`VerifyReport`; ``report.format()`` is the printable
-    difference. Without an httpd binary the report is ``skipped`` with the reason.
+    difference. Without an httpd binary the report is ``skipped`` with the reason. ``on_24``: what
+    the migration found ``original_cs`` ran on (``Migration.source``; None: judge it again), since a
+    configuration that ran on 2.4 is its own reference.
     """
     httpd = httpd or find_httpd()
     if httpd is None:
@@ -1103,7 +1106,7 @@ def verify(
     if normalize is None:
         from ..access import normalize_22  # noqa: PLC0415 (access is optional at import time)
 
-        reference = normalize_22(original, reference_target(httpd))
+        reference = normalize_22(original, reference_target(httpd), on_24=on_24)
     else:
         reference = normalize(original)
     return compare(reference, migrated_cs, name=name, httpd=httpd, **kw)
