@@ -21,22 +21,6 @@ STATUS_22 = """\
 </Location>
 """
 
-#: Loads mpm_event (2.4 only); on 2.4 + mod_access_compat /a/ is open to all, on 2.2 it inherited the deny.
-ACCESS_RAN_ON_24 = """\
-LoadModule mpm_event_module modules/mod_mpm_event.so
-LoadModule access_compat_module modules/mod_access_compat.so
-DocumentRoot /srv/www
-<Directory /srv/www>
-    Order deny,allow
-    Deny from all
-    Allow from 127.0.0.1
-</Directory>
-<Directory /srv/www/a>
-    Satisfy All
-</Directory>
-"""
-
-
 def test_verify_passes_for_the_real_migration(tmp_path, httpd):
     conf = tmp_path / "status.conf"
     conf.write_text(STATUS_22)
@@ -77,17 +61,3 @@ def test_verify_catches_a_wrong_translation_made_by_the_engine(tmp_path, httpd, 
     assert code == 1, out.getvalue() + err.getvalue()
     assert "127.0.0.2" in out.getvalue() and "403" in out.getvalue()
 
-
-@pytest.mark.parametrize("source_version", ["auto", "2.2", "2.4"])
-def test_verify_judges_the_original_as_the_migration_did(tmp_path, httpd, source_version):
-    """A LoadModule 2.2 never had says the file ran on 2.4; --source-version 2.2 says otherwise. Either
-    way the reference is what the migration took the original to be (2.2's inheritance written out, or
-    the file as 2.4 + mod_access_compat runs it), or verify reports the difference between the two."""
-    conf = tmp_path / "site.conf"
-    conf.write_text(ACCESS_RAN_ON_24)
-    out, err = io.StringIO(), io.StringIO()
-    code = main(["migrate", "--verify", "--source-version", source_version, str(conf)], out, err)
-    assert code == 0, out.getvalue() + err.getvalue()
-    assert "every status matched" in out.getvalue()
-    opened = "Require all granted" in out.getvalue()  # /a/: open on 2.4 + mod_access_compat, not on 2.2
-    assert opened is (source_version != "2.2")

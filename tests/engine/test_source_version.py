@@ -144,6 +144,22 @@ def test_access_control_keeps_the_answers_it_gives_on_24(httpd):
     assert any(path.startswith("/a") for path in opened)
 
 
+@pytest.mark.parametrize("source_version", ["auto", "2.2", "2.4"])
+@pytest.mark.apache
+def test_migrate_verify_judges_the_original_as_the_migration_did(tmp_path, capsys, httpd, source_version):
+    """A LoadModule 2.2 never had says the file ran on 2.4; --source-version 2.2 says otherwise. Either
+    way the reference is what the migration took the original to be (2.2's inheritance written out, or
+    the file as 2.4 + mod_access_compat runs it), or verify reports the difference between the two."""
+    conf = tmp_path / "site.conf"
+    conf.write_text(ACCESS_24)
+    code = main(["migrate", "--verify", "--source-version", source_version, str(conf)])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "every status matched" in out
+    opened = "Require all granted" in out  # /a/: open on 2.4 + mod_access_compat, not on 2.2
+    assert opened is (source_version != "2.2")
+
+
 def test_order_allow_deny_that_ran_on_24_is_not_called_a_mix():
     """No Require line anywhere: HT501 translates it (as 2.4 + mod_access_compat answers), HT502 is for mixes."""
     found = [f for f in lint(configset(ACCESS_24)) if f.code.startswith("HT50")]
