@@ -67,8 +67,8 @@ class DefaultType(Rule):
     directives = ("defaulttype",)
 
     def check(self, ctx, item):
-        value = item.args[0] if item.args else ""
-        clash = _clashing(ctx, item, value)
+        value = _value(item)
+        clash = _clashing(ctx, item)
         if value.lower() in _NO_TYPE:
             if clash is None:
                 yield self.finding(
@@ -81,15 +81,14 @@ class DefaultType(Rule):
             else:
                 yield self.finding(
                     item,
-                    f"DefaultType {value} has no effect in 2.4, but it marks where DefaultType {clash.args[0]} "
-                    f"({clash.file}:{clash.node.location.line}) did not apply: remove it once that line is rewritten",
+                    f"DefaultType {value} has no effect in 2.4, but it marks where {_where(clash)} did not apply: "
+                    "remove it once that line is rewritten",
                     severity=Severity.INFO,
                 )
             return
         line = header_line(value)
         if clash is not None or unresolved(item):
-            why = (f"DefaultType {clash.args[0] if clash.args else ''} ({clash.file}:{clash.node.location.line}) "
-                   "applies to some of the same requests and the first Header to set a type wins"
+            why = (f"{_where(clash)} applies to some of the same requests and the first Header to set a type wins"
                    if clash is not None else "its value is only known at start-up")
             yield self.finding(
                 item,
@@ -108,17 +107,25 @@ class DefaultType(Rule):
         )
 
 
-def _clashing(ctx, item, value: str):
+def _value(item) -> str:
+    return item.args[0] if item.args else ""
+
+
+def _type(item) -> str:
+    """What 2.2 sent for responses of unknown type under this line ("none" for no Content-Type)."""
+    value = _value(item).lower()
+    return "none" if value in _NO_TYPE else value
+
+
+def _where(item) -> str:
+    return f"DefaultType {_value(item)} ({item.file}:{item.node.location.line})"
+
+
+def _clashing(ctx, item):
     """Another ``DefaultType`` with a different value that can apply to the same requests, or None."""
-    value = "none" if value.lower() in _NO_TYPE else value
     server = server_of(item)
     for other in ctx.items("defaulttype"):
-        if other.node is item.node:
-            continue
-        other_value = other.args[0] if other.args else ""
-        if other_value.lower() in _NO_TYPE:
-            other_value = "none"
-        if other_value.lower() == value.lower():
+        if other.node is item.node or _type(other) == _type(item):
             continue
         where = server_of(other)
         if server is None or where is None or where is server:
