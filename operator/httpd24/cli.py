@@ -357,18 +357,12 @@ def cmd_migrate(args: argparse.Namespace, out, err) -> int:
 def _verify(source: inputs.Source, migration: Migration, out, err) -> bool:
     """Run original and migrated side by side on real httpd; True when they answer differently."""
     from .apache import differential
-    from .config import ConfigSet
-
-    def configset(files: dict[str, bytes]) -> ConfigSet:
-        made = ConfigSet.from_mapping(files, entry=source.configset.entry, server_root=source.configset.server_root)
-        made.aliases = dict(source.configset.aliases)
-        return made
 
     # From the text, not source.configset: migrate() rewrote that tree, and a reference read from it
     # would answer as the migration does, right or wrong.
     ran_on_24 = migration.source.ran_on_24 if migration.source is not None else None
-    result = differential.verify(configset(migration.original), configset(migration.files), name=source.label,
-                                 on_24=ran_on_24)
+    result = differential.verify(source.configset.with_files(migration.original),
+                                 source.configset.with_files(migration.files), name=source.label, on_24=ran_on_24)
     out.write(result.format() + "\n")
     return not result.ok
 

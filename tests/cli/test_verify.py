@@ -21,13 +21,20 @@ STATUS_22 = """\
 </Location>
 """
 
-def test_verify_passes_for_the_real_migration(tmp_path, httpd):
+
+def run_migrate_verify(tmp_path) -> tuple[int, str]:
+    """``httpd24 migrate --verify`` on STATUS_22: the exit code, and stdout then stderr."""
     conf = tmp_path / "status.conf"
     conf.write_text(STATUS_22)
     out, err = io.StringIO(), io.StringIO()
     code = main(["migrate", "--verify", str(conf)], out, err)
-    assert "Require ip 127.0.0.1" in out.getvalue()
-    assert code == 0, out.getvalue() + err.getvalue()
+    return code, out.getvalue() + err.getvalue()
+
+
+def test_verify_passes_for_the_real_migration(tmp_path, httpd):
+    code, output = run_migrate_verify(tmp_path)
+    assert "Require ip 127.0.0.1" in output
+    assert code == 0, output
 
 
 def test_verify_reports_a_wrong_migration(tmp_path, httpd):
@@ -53,11 +60,8 @@ def test_verify_catches_a_wrong_translation_made_by_the_engine(tmp_path, httpd, 
     real = apply.translation_text
     monkeypatch.setattr(apply, "translation_text",
                         lambda plan, item: real(plan, item).replace("Require ip 127.0.0.1", "Require local"))
-    conf = tmp_path / "status.conf"
-    conf.write_text(STATUS_22)
-    out, err = io.StringIO(), io.StringIO()
-    code = main(["migrate", "--verify", str(conf)], out, err)
-    assert "Require local" in out.getvalue()
-    assert code == 1, out.getvalue() + err.getvalue()
-    assert "127.0.0.2" in out.getvalue() and "403" in out.getvalue()
+    code, output = run_migrate_verify(tmp_path)
+    assert "Require local" in output
+    assert code == 1, output
+    assert "127.0.0.2" in output and "403" in output
 

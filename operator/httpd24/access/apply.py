@@ -122,12 +122,6 @@ class TranslationError(ValueError):
     """Some access control has no exact pure-2.4 translation (the message says where and why)."""
 
 
-def _copy(configset: ConfigSet) -> ConfigSet:
-    copy = ConfigSet.from_mapping(configset.render(), entry=configset.entry, server_root=configset.server_root)
-    copy.aliases = dict(configset.aliases)
-    return copy
-
-
 def translate(configset: ConfigSet, *, strict: bool = True) -> ConfigSet:
     """A copy of the configuration with access control in pure 2.4 (no mod_access_compat).
 
@@ -137,7 +131,7 @@ def translate(configset: ConfigSet, *, strict: bool = True) -> ConfigSet:
     section has no exact translation; with ``strict=False`` those sections are
     left as they are.
     """
-    copy = _copy(configset)
+    copy = configset.with_files()
     model = build(copy)
     plan = make_plan(model)
     missing = [(p.scope, p.reason) for p in plan.scopes if p.text is None and not p.stays]
@@ -155,13 +149,7 @@ def translate(configset: ConfigSet, *, strict: bool = True) -> ConfigSet:
     for p in plan.scopes:
         if not p.stays:
             apply_scope_plan(p)
-    return _reparse(copy)
-
-
-def _reparse(configset: ConfigSet) -> ConfigSet:
-    out = ConfigSet.from_mapping(configset.render(), entry=configset.entry, server_root=configset.server_root)
-    out.aliases = dict(configset.aliases)
-    return out
+    return copy.with_files()
 
 
 # -- normalize_22: 2.2 inheritance made explicit, for 2.4 + mod_access_compat -------------------
@@ -219,7 +207,7 @@ def normalize_text(state: Effective, methods: list[str], unit: str) -> str:
 def normalize_notes(configset: ConfigSet, target: Target | None = None, *,
                     on_24: bool | None = None) -> tuple[ConfigSet, list[str]]:
     """:func:`normalize_22` and the sections it could not make explicit (with why)."""
-    copy = _copy(configset)
+    copy = configset.with_files()
     model = build(copy, target, on_24=on_24)
     notes: list[str] = []
     if model.hybrid:
@@ -285,7 +273,7 @@ def normalize_notes(configset: ConfigSet, target: Target | None = None, *,
         work.append((d, text, after, remove))
     for d, text, after, remove in work:
         write_block(d, remove, text, after=after)
-    return _reparse(copy), notes
+    return copy.with_files(), notes
 
 
 def normalize_22(configset: ConfigSet, target: Target | None = None, *, on_24: bool | None = None) -> ConfigSet:

@@ -200,6 +200,15 @@ class ConfigSet:
     def render(self) -> dict[str, bytes]:
         return {name: doc.render() for name, doc in self.documents.items()}
 
+    def with_files(self, files: Mapping[str, bytes | str] | None = None) -> ConfigSet:
+        """A freshly parsed set of ``files`` (default: this set's text now) read as this one is read:
+        the same entry file, server root and links. For an analysis that must not see this set's
+        trees, or the text a rewrite produced."""
+        fresh = ConfigSet.from_mapping(self.render() if files is None else files, entry=self.entry,
+                                       server_root=self.server_root)
+        fresh.aliases = dict(self.aliases)
+        return fresh
+
     def changed(self) -> dict[str, bytes]:
         """Only the files whose bytes differ from what was read."""
         out = {}

@@ -160,8 +160,7 @@ def _migrate(configset, target, select, ignore, defaults, applicability, source_
         return (finding.code, finding.file, finding.line, finding.column, finding.message)
 
     def reparse(files: dict[str, bytes]) -> ConfigSet:
-        fresh = ConfigSet.from_mapping(files, entry=current.entry, server_root=current.server_root)
-        fresh.aliases = current.aliases
+        fresh = current.with_files(files)
         fresh.sources = dict(configset.sources)  # `changed` compares against the input
         return fresh
 
