@@ -254,7 +254,9 @@ def test_module_not_loaded_real_httpd(httpd):
 @pytest.mark.apache
 def test_module_not_loaded_in_a_debian_layout_is_loaded_where_httpd_reads_it(httpd):  # noqa: F811
     """Debian's mods-available/*.load are read only through a link in mods-enabled/: a module that only
-    such a file loads is not loaded, and the LoadModule goes after the last one httpd reads."""
+    such a file loads is not loaded. The LoadModule goes after the Include that reads mods-enabled/,
+    not into one of the files it matches: written into mpm_event.load (a link to mods-available/), it
+    would be lost with `a2dismod mpm_event`, the usual step to change MPM."""
     from httpd24.config import ConfigSet
     from httpd24.engine import migrate
 
@@ -267,10 +269,16 @@ def test_module_not_loaded_in_a_debian_layout_is_loaded_where_httpd_reads_it(htt
     }
     assert not configtest(files, "apache2.conf", [], httpd=httpd).ok
     result = migrate(ConfigSet.from_mapping(files, entry="apache2.conf"), select=["HT404"])
-    assert "filter_module" in {f.replacement.split()[1] for f in result.applied}
-    assert "LoadModule filter_module" in result.files["mods-enabled/mpm_event.load"].decode()
-    for orphan in ("mods-available/filter.load", "mods-available/zz.load"):
-        assert result.files[orphan] == files[orphan].encode()
+    messages = {f.replacement.split()[1]: f.message for f in result.applied}
+    assert messages["filter_module"].endswith("mod_filter.so (on Debian, `a2enmod filter` does the same)")
+    assert result.files["apache2.conf"].decode() == (
+        "IncludeOptional mods-enabled/*.load\n"
+        f"LoadModule authz_core_module {httpd.module_dir}/mod_authz_core.so\n"
+        f"LoadModule filter_module {httpd.module_dir}/mod_filter.so\n"
+        "AddOutputFilterByType DEFLATE text/html\n")
+    for untouched in ("mods-enabled/deflate.load", "mods-enabled/mpm_event.load", "mods-available/filter.load",
+                      "mods-available/zz.load"):
+        assert result.files[untouched] == files[untouched].encode()
     checked = configtest(result.files, "apache2.conf", [], httpd=httpd)
     assert checked.ok, checked.output
 

@@ -238,13 +238,13 @@ class ConfigSet:
         """Names an Include pattern reaches, alphabetically; and whether it points outside the set."""
         relative = self.name_of(pattern)
         if relative is None:
-            if _GLOB_CHARS.search(pattern):
+            if is_wildcard(pattern):
                 # An absolute wildcard outside the server root may still match names given absolutely.
                 matches = sorted(n for n in self.documents if n.startswith("/") and _glob_match(pattern, n))
                 return matches, not matches
             return [], True
         names = list(self.documents) + list(self.aliases)
-        if _GLOB_CHARS.search(relative):
+        if is_wildcard(relative):
             matches = sorted(n for n in names if _glob_match(relative, n))
         elif relative in self.documents or relative in self.aliases:
             matches = [relative]
@@ -296,6 +296,11 @@ def not_configuration(path: str) -> str:
     if size > MAX_CONFIGURATION_BYTES:
         return f"{size // (1024 * 1024)} MiB, too large for a configuration"
     return ""
+
+
+def is_wildcard(pattern: str) -> bool:
+    """Whether an Include pattern names a set of files by httpd's wildcards rather than one file."""
+    return _GLOB_CHARS.search(pattern) is not None
 
 
 def _glob_match(pattern: str, name: str) -> bool:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import posixpath
 
 from ..apache import table
-from ..config import Item, edit, module_identifier
+from ..config import Item, Node, edit, is_wildcard, module_identifier
 from ..config.target import REMOVED_IN_24
 from ..engine import Applicability, Rule, Severity, register
 from ..engine.modules import CONFIGTEST, DEBIAN_BUILTIN, DEBIAN_MODULE_DIR, STARTUP, required_modules
@@ -54,6 +54,17 @@ def _load_path(module_dir: str, identifier: str) -> str:
 
 def _module_dir(path: str) -> str:
     return posixpath.dirname(path)
+
+
+def _after_loads(last: Item) -> Node:
+    """Where added LoadModule lines go: after ``last``, unless its file is one of those an Include
+    wildcard reads (Debian's mods-enabled/*.load, links into mods-available/), where a line would go
+    with that file's module (``a2dismod mpm_event``, the usual step to change MPM, would drop it): then
+    after that Include."""
+    include = last.via[-1] if last.via else None
+    if include is not None and include.args and is_wildcard(include.args[0]):
+        return include
+    return last.node
 
 
 @register
@@ -312,7 +323,9 @@ class ModuleNotLoaded(Rule):
     ## Fix safety
     Safe: it adds the missing `LoadModule` lines (every missing module at
     once) after the main file's last one (else after the last one httpd reads,
-    never in a file nothing includes), from the same directory. Modules
+    never in a file nothing includes; if that file is one of those an `Include`
+    wildcard reads, such as Debian's `mods-enabled/*.load`, after that
+    `Include`, where no `a2dismod` takes them away), from the same directory. Modules
     some builds compile in (Debian's apache2 has mod_unixd, mod_log_config,
     mod_logio, mod_version and mod_watchdog built in, where a `LoadModule`
     of them fails) are loaded inside `<IfModule !name_module>`, and not asked
@@ -377,7 +390,7 @@ class ModuleNotLoaded(Rule):
                 line = f"<IfModule !{module.name}>\n    {line}\n</IfModule>"
             lines.append(line)
         text = "\n".join(lines)
-        anchor = last.node
+        anchor = _after_loads(last)
         fix = self.fix(f"load {', '.join(m.name for m in missing)} after the last LoadModule",
                        Applicability.SAFE, lambda: edit.insert_after(anchor, text), anchor)
         for module in missing:
@@ -387,6 +400,9 @@ class ModuleNotLoaded(Rule):
             what = f"{reason.directive} needs {module.name}" if reason else f"2.4 needs {module.name}"
             message = (f"{what}, which the configuration does not load" + (f" ({why})" if why else "")
                        + f": LoadModule {module.name} {_load_path(module_dir, module.name)}")
+            if module_dir == DEBIAN_MODULE_DIR:
+                enable = _load_path("", module.name).removeprefix("mod_").removesuffix(".so")  # mods-available/NAME.load
+                message += f" (on Debian, `a2enmod {enable}` does the same)"
             where = _item_at(ctx, reason) if reason else None
             yield self.finding(where or last, message,
                                replacement=f"LoadModule {module.name} {_load_path(module_dir, module.name)}",
