@@ -69,6 +69,7 @@ from typing import Iterable, NamedTuple
 
 from ..apache import table
 from ..config import DEFAULT_TARGET, ConfigSet, Directive, Item, Liveness, Section, Target, module_identifier
+from ..config.gcpause import gc_paused
 from ..config.target import REMOVED_IN_24
 
 __all__ = [
@@ -818,6 +819,11 @@ def required_modules(configset: ConfigSet, *, target: Target = DEFAULT_TARGET) -
 
     Raises :class:`~httpd24.config.ParseError` on an Include cycle.
     """
+    with gc_paused():
+        return _required_modules(configset, target)
+
+
+def _required_modules(configset: ConfigSet, target: Target) -> ModuleRequirements:
     known = table.modules()
     first = configset.view(Target(target.version, None, target.defines, target.environment))
     mpm, mpm_reasons = _choose_mpm(first, target)
