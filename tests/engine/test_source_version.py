@@ -88,6 +88,20 @@ def test_a_migration_keeps_what_its_input_ran_on():
     assert result.source is not None and not result.source.ran_on_24
 
 
+def test_lint_of_a_migration_finds_what_the_migration_left():
+    """The LoadModule lines HT404 wrote are the migration's, not evidence that the text ran on 2.4: a CI
+    step `httpd24 lint` after `httpd24 migrate --write` must still see what needs a person (here the
+    .htaccess files of HT301 and the defaults), not leave it out as "ran on 2.4"."""
+    text = "LoadModule include_module modules/mod_include.so\nLoadModule mime_module modules/mod_mime.so\n" + BODY
+    result = migrate(configset(text))
+    assert "HT404" in {f.code for f in result.applied}
+    again = lint(configset(result.files["site.conf"].decode()))
+    assert [(f.code, f.line) for f in again] == [(f.code, f.line) for f in result.remaining]
+    assert {"HT302", "HT303"} <= {f.code for f in again}
+    # and migrating the output again changes nothing
+    assert migrate(configset(result.files["site.conf"].decode())).files == result.files
+
+
 def test_the_cli_says_which_line_decided(tmp_path, capsys):
     conf = tmp_path / "httpd.conf"
     conf.write_text("LoadModule mpm_event_module modules/mod_mpm_event.so\n" + BODY)

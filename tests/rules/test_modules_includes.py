@@ -207,6 +207,7 @@ def test_module_not_loaded_fix_adds_every_missing_module_once():
     text = "LoadModule alias_module modules/mod_alias.so\nUser apache\nAddOutputFilterByType DEFLATE text/html\n"
     assert fixed(text, "HT404") == (
         "LoadModule alias_module modules/mod_alias.so\n"
+        "# httpd24 (HT404): modules httpd 2.4 needs that this configuration did not load\n"
         "LoadModule mpm_event_module modules/mod_mpm_event.so\n"
         "LoadModule authz_core_module modules/mod_authz_core.so\n"
         "LoadModule deflate_module modules/mod_deflate.so\n"
@@ -273,6 +274,7 @@ def test_module_not_loaded_in_a_debian_layout_is_loaded_where_httpd_reads_it(htt
     assert messages["filter_module"].endswith("mod_filter.so (on Debian, `a2enmod filter` does the same)")
     assert result.files["apache2.conf"].decode() == (
         "IncludeOptional mods-enabled/*.load\n"
+        "# httpd24 (HT404): modules httpd 2.4 needs that this configuration did not load\n"
         f"LoadModule authz_core_module {httpd.module_dir}/mod_authz_core.so\n"
         f"LoadModule filter_module {httpd.module_dir}/mod_filter.so\n"
         "AddOutputFilterByType DEFLATE text/html\n")
@@ -315,7 +317,8 @@ def test_module_not_loaded_goes_with_the_main_files_loadmodule_lines():
     assert sorted(f.replacement.split()[1] for f in result.applied) == ["authz_core_module", "mpm_event_module"]
     assert result.files["conf.d/ssl.conf"] == files["conf.d/ssl.conf"].encode()
     assert result.files["httpd.conf"].decode().startswith(
-        "LoadModule alias_module modules/mod_alias.so\nLoadModule mpm_event_module modules/mod_mpm_event.so\n")
+        "LoadModule alias_module modules/mod_alias.so\n# httpd24 (HT404): modules httpd 2.4 needs that this "
+        "configuration did not load\nLoadModule mpm_event_module modules/mod_mpm_event.so\n")
 
 
 # -- HT405 IfModule on renamed modules ----------------------------------------------------------
@@ -391,3 +394,21 @@ def test_unknown_directive_is_what_real_httpd_rejects(httpd):
     result = configtest({"u.conf": text}, "u.conf", ["mpm_event_module"], httpd=httpd)
     assert not result.ok and f"line {finding.line} of u.conf" in result.output
     assert "Invalid command 'PassengerHighPerformance'" in result.output
+
+
+def test_module_not_loaded_by_a_later_pass_joins_the_first_block():
+    """HT105 writes a `Header` line in the first pass; mod_headers is loaded in the second, under the
+    same comment (one block of lines the migration added, which the source judgement skips)."""
+    from httpd24.config import ConfigSet
+    from httpd24.engine import migrate
+
+    text = "LoadModule mime_module modules/mod_mime.so\nDefaultType text/plain\n"
+    out = migrate(ConfigSet.from_mapping({"httpd.conf": text}, entry="httpd.conf")).files["httpd.conf"].decode()
+    assert out == (
+        "LoadModule mime_module modules/mod_mime.so\n"
+        "# httpd24 (HT404): modules httpd 2.4 needs that this configuration did not load\n"
+        "LoadModule mpm_event_module modules/mod_mpm_event.so\n"
+        "LoadModule authz_core_module modules/mod_authz_core.so\n"
+        "LoadModule headers_module modules/mod_headers.so\n"
+        'Header set Content-Type text/plain "expr=-z %{CONTENT_TYPE}"\n'
+    )

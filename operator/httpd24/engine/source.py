@@ -9,9 +9,10 @@ its pages and clients know 2.4's behaviour, and writing 2.2's back would change 
 2.4 + mod_access_compat answers them. The rules about what 2.4 refuses or renames still apply.
 
 The evidence is only what 2.2 refuses at start-up, never a guess: a ``LoadModule`` outside every
-``<IfModule>``, ``<IfDefine>`` and ``<IfVersion>`` (a branch 2.2 may skip). ``--source-version``
-overrides it either way. A migration keeps its first pass's judgement (``Context.source``), though
-the LoadModule lines HT404 adds would count; a later lint of its output sees them.
+``<IfModule>``, ``<IfDefine>`` and ``<IfVersion>`` (a branch 2.2 may skip), and not one of those
+HT404 added under :data:`MIGRATION_LOADS` (they are the migration's: a lint of its output must find
+what the migration left for a person, not judge the text by them). ``--source-version`` overrides it
+either way. A migration keeps its first pass's judgement (``Context.source``).
 """
 
 from __future__ import annotations
@@ -19,8 +20,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Iterable, Literal
 
+from ..config import Comment
+
 if TYPE_CHECKING:
-    from ..config import Item
+    from ..config import Item, Node
 
 #: ``auto`` judges by the configuration; ``2.2`` applies every rule; ``2.4`` says it ran on 2.4.
 SourceVersion = Literal["auto", "2.2", "2.4"]
@@ -41,6 +44,21 @@ MODULES_ONLY_IN_24 = frozenset(f"{name}_module" for name in (
 
 #: The sections in which 2.2 may skip a line (it knows all three).
 _CONDITIONS = ("ifmodule", "ifdefine", "ifversion")
+
+#: The comment HT404 writes above the LoadModule lines it adds.
+MIGRATION_LOADS = "# httpd24 (HT404): modules httpd 2.4 needs that this configuration did not load"
+
+
+def loaded_by_migration(node: "Node") -> bool:
+    """Whether a LoadModule line (or an ``<IfModule>`` around one) is in the block under :data:`MIGRATION_LOADS`."""
+    siblings = node.parent.children if node.parent is not None else []
+    index = next((i for i, sibling in enumerate(siblings) if sibling is node), 0)
+    for sibling in reversed(siblings[:index]):
+        if isinstance(sibling, Comment):
+            return sibling.raw.strip() == MIGRATION_LOADS
+        if getattr(sibling, "key", None) not in ("loadmodule", "ifmodule"):
+            return False
+    return False
 
 
 @dataclass(frozen=True)
@@ -64,6 +82,7 @@ def judge(module_loads: Iterable["Item"], policy: SourceVersion) -> Source:
     if policy != "auto":
         return Source(policy == "2.4")
     for item in module_loads:
-        if item.args[0] in MODULES_ONLY_IN_24 and item.in_section(*_CONDITIONS) is None:
+        if (item.args[0] in MODULES_ONLY_IN_24 and item.in_section(*_CONDITIONS) is None
+                and not loaded_by_migration(item.node)):
             return Source(True, (item.args[0], item.file, item.node.location.line))
     return Source(False)

@@ -11,6 +11,7 @@ from ..config import Item, Node, edit, is_wildcard, module_identifier
 from ..config.target import REMOVED_IN_24
 from ..engine import Applicability, Rule, Severity, register
 from ..engine.modules import CONFIGTEST, DEBIAN_BUILTIN, DEBIAN_MODULE_DIR, STARTUP, required_modules
+from ..engine.source import MIGRATION_LOADS, loaded_by_migration
 
 #: 2.2 module -> (what to do, 2.4 module to load instead or None).
 REMOVED_MODULES = {
@@ -313,6 +314,7 @@ class ModuleNotLoaded(Rule):
     ## Use instead
     ```apache
     LoadModule auth_basic_module modules/mod_auth_basic.so
+    # httpd24 (HT404): modules httpd 2.4 needs that this configuration did not load
     LoadModule mpm_event_module modules/mod_mpm_event.so
     <IfModule !unixd_module>
         LoadModule unixd_module modules/mod_unixd.so
@@ -325,7 +327,11 @@ class ModuleNotLoaded(Rule):
     once) after the main file's last one (else after the last one httpd reads,
     never in a file nothing includes; if that file is one of those an `Include`
     wildcard reads, such as Debian's `mods-enabled/*.load`, after that
-    `Include`, where no `a2dismod` takes them away), from the same directory. Modules
+    `Include`, where no `a2dismod` takes them away), from the same directory,
+    under a comment that says where they come from: a later `httpd24 lint`
+    knows by it that they are the migration's, not a sign that the
+    configuration ran on 2.4 already (which would leave out the findings
+    about what 2.2 did that still need a person). Modules
     some builds compile in (Debian's apache2 has mod_unixd, mod_log_config,
     mod_logio, mod_version and mod_watchdog built in, where a `LoadModule`
     of them fails) are loaded inside `<IfModule !name_module>`, and not asked
@@ -389,8 +395,10 @@ class ModuleNotLoaded(Rule):
             if module.name in DEBIAN_BUILTIN:
                 line = f"<IfModule !{module.name}>\n    {line}\n</IfModule>"
             lines.append(line)
-        text = "\n".join(lines)
         anchor = _after_loads(last)
+        if not loaded_by_migration(anchor):  # a later pass adds to the block of an earlier one
+            lines.insert(0, MIGRATION_LOADS)
+        text = "\n".join(lines)
         fix = self.fix(f"load {', '.join(m.name for m in missing)} after the last LoadModule",
                        Applicability.SAFE, lambda: edit.insert_after(anchor, text), anchor)
         for module in missing:
