@@ -41,6 +41,15 @@ def test_rename_keeps_arguments_crlf_and_indent():
     assert doc.render_text() == SOURCE.replace("MaxClients   150", "MaxRequestWorkers   150")
 
 
+@pytest.mark.parametrize("text", ['  "MaxClients" 150\n', "  Max\\\nClients 150\n"], ids=["quoted", "split"])
+def test_rename_rewrites_a_name_httpd_reads_quoted_or_split(text):
+    """httpd reads `"MaxClients" 150` and a name split by a continuation as MaxClients: the rename must
+    write the line anew (it once kept it as it was, and migrate reported the fix 20 times)."""
+    doc = parse(text)
+    edit.rename(find(doc, "maxclients"), "MaxRequestWorkers")
+    assert doc.render_text() == "  MaxRequestWorkers 150\n"
+
+
 def test_rename_section_renames_closing_tag():
     doc = parse("<Directory /x>\n</directory>\n")
     edit.rename(doc.children[0], "DirectoryMatch")

@@ -80,6 +80,34 @@ def test_passes_repeat_until_nothing_changes():
     assert result.remaining == []
 
 
+class _NoOp(Rule):
+    """
+    ## What it does
+    Test rule: its fix changes nothing (a rule bug, as a rename of a quoted name once was).
+
+    ## Why is this bad?
+    It exercises the check that a pass changed the text.
+    """
+
+    code = "HT995"
+    name = "test-no-op"
+    severity = Severity.ERROR
+    summary = "test"
+    directives = ("noop",)
+
+    def check(self, ctx, item):
+        yield self.finding(item, "nothing", fix=self.fix("nothing", Applicability.SAFE, lambda: None, item.node))
+
+
+def test_a_pass_that_changes_nothing_is_a_failure_not_a_fix():
+    """It was reported as fixed once per pass (20 times) while the text stayed as it was: `migrate
+    --check` passed and the error stayed."""
+    result = _migrate("ServerName x\nNoOp 1\n", _NoOp())
+    assert result.applied == [] and result.changed == set()
+    assert [f.code for f in result.remaining] == ["HT995"]
+    assert result.failures == ["HT995 at httpd.conf:2:1: fix not applied (it changed nothing: a bug in httpd24)"]
+
+
 def test_remaining_are_the_unfixed_findings():
     cs = ConfigSet.from_mapping({"httpd.conf": "MaxClients 1\n"}, entry="httpd.conf")
     result = migrate(cs, select=["HT101"], applicability=Applicability.SAFE)

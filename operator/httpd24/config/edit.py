@@ -72,6 +72,11 @@ def set_args(node: Directive, values: Sequence[str]) -> None:
     values = list(values)
     if values == node.args and not node.unterminated_quote:
         return  # nothing to change: keep the line exactly as written
+    _write(node, values)
+
+
+def _write(node: Directive, values: list[str]) -> None:
+    """Write the line anew from the name and ``values`` (unchanged values keep their spelling)."""
     text = _args_text(node, values)
     if isinstance(node, Section):
         node.raw = f"{node.indent}<{node.name}{' ' + text if text else ''}>{node.eol}"
@@ -90,7 +95,7 @@ def rename(node: Directive, new_name: str) -> None:
         node.raw = node.indent + prefix + new_name + body[len(prefix + old) :]
     else:  # the name was quoted or split by a continuation: write the line anew
         node.name = new_name
-        set_args(node, node.args)
+        _write(node, node.args)
     node.name = new_name
     if isinstance(node, Section) and node.close_raw:
         close_indent = node.close_raw[: len(node.close_raw) - len(node.close_raw.lstrip(" \t"))]

@@ -215,9 +215,15 @@ def _migrate(configset, target, select, ignore, defaults, applicability, source_
             continue
         if not applied_now:
             break
+        rendered = current.render()
+        if rendered == before:  # every fix of the pass left the text as it was: bugs in those rules
+            for finding in applied_now:
+                refused.add(key(finding))
+                failures.append(f"{finding.code} at {finding.location}: fix not applied (it changed nothing: a bug in httpd24)")
+            continue
         # Re-parse what the fixes rendered: a pass that broke the text is thrown away (its
         # fixes are refused), and the next pass sees fresh locations.
-        candidate = reparse(current.render())
+        candidate = reparse(rendered)
         if candidate.errors:
             # Which fix broke it is not known: start again from the last good text, checking each fix.
             current = replace_current(reparse(before or {}))
