@@ -30,11 +30,13 @@ SourceVersion = Literal["auto", "2.2", "2.4"]
 
 #: Modules httpd 2.4 ships that no 2.2 installation had (research notes §3.3, "New in 2.4.62"), less
 #: those a third-party module of the same name gave 2.2 (mod_macro, mod_proxy_html, mod_xml2enc,
-#: mod_remoteip backports, uWSGI's mod_proxy_uwsgi, mod_proxy_fcgi backports, mod_lua's forerunners).
+#: mod_remoteip backports, uWSGI's mod_proxy_uwsgi, mod_proxy_fcgi backports, mod_lua's forerunners),
+#: and less mod_cache_disk: HT401 writes it for 2.2's mod_disk_cache, and a migration's own lines are
+#: no evidence (a real 2.4 configuration that loads it loads an MPM and mod_authz_core too).
 MODULES_ONLY_IN_24 = frozenset(f"{name}_module" for name in (
     "mpm_prefork", "mpm_worker", "mpm_event",  # 2.2 compiled its MPM into the binary
     "access_compat", "allowmethods", "auth_form", "authn_core", "authn_socache", "authnz_fcgi", "authz_core",
-    "authz_dbd", "brotli", "buffer", "cache_disk", "cache_socache", "data", "dialup", "heartbeat",
+    "authz_dbd", "brotli", "buffer", "cache_socache", "data", "dialup", "heartbeat",
     "heartmonitor", "http2", "lbmethod_bybusyness", "lbmethod_byrequests", "lbmethod_bytraffic",
     "lbmethod_heartbeat", "log_debug", "md", "privileges", "proxy_express", "proxy_fdpass", "proxy_hcheck",
     "proxy_http2", "proxy_wstunnel", "ratelimit", "reflector", "request", "sed", "session", "session_cookie",

@@ -418,10 +418,14 @@ class ModuleNotLoaded(Rule):
 
 
 def _item_at(ctx, reason) -> Item | None:
-    for item in ctx.live_items():
-        if item.file == reason.file and item.node.location.line == reason.line:
-            return item
-    return None
+    """The first live item at a reason's file and line (an index built once per context: rules ask
+    for thousands of them on a large configuration)."""
+    index = ctx.__dict__.get("_httpd24_items_by_line")
+    if index is None:
+        index = ctx.__dict__["_httpd24_items_by_line"] = {}
+        for item in ctx.live_items():
+            index.setdefault((item.file, item.node.location.line), item)
+    return index.get((reason.file, reason.line))
 
 
 @register
