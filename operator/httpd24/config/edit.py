@@ -161,7 +161,15 @@ def _indent_for(anchor: Node) -> str:
 
 
 def indent_unit(doc: Document) -> str:
-    """The indentation step the file uses (a section's body against its tag), or four spaces."""
+    """The indentation step the file uses (a section's body against its tag), or four spaces.
+
+    Found once per document: the edits indent what they write by it, so it does not change."""
+    if doc.indent_step is None:
+        doc.indent_step = _find_indent_unit(doc)
+    return doc.indent_step
+
+
+def _find_indent_unit(doc: Document) -> str:
     for node in doc.walk():
         if isinstance(node, Section):
             for child in node.children:

@@ -196,6 +196,9 @@ class Document:
     header: str = ""
     #: The line ending most used in the file; new lines get it.
     newline: str = "\n"
+    #: The indentation step, once :func:`httpd24.config.edit.indent_unit` has looked for it (a walk of
+    #: the whole file when no section body is indented: once per edit was quadratic).
+    indent_step: str | None = field(default=None, repr=False)
 
     def render(self) -> bytes:
         return self.render_text().encode(ENCODING, ERRORS)
