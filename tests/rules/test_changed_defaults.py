@@ -61,6 +61,48 @@ def test_server_default_anchor_is_first_vhost_without_main_documentroot():
     assert fixed(text, "HT302", defaults="keep-2.2") == "EnableSendfile On\n" + text
 
 
+SUB = "DocumentRoot /srv/www\n<Directory /srv/www/sub>\n    FileETag None\n    EnableSendfile Off\n</Directory>\n"
+
+
+@pytest.mark.parametrize(
+    ("code", "line"),
+    [("HT302", "EnableSendfile On"), ("HT303", "FileETag INode MTime Size")],
+)
+def test_server_default_a_section_setting_covers_only_that_section(code, line):
+    """A setting in <Directory /srv/www/sub> leaves the rest of the site on 2.4's default: still reported, and
+    keep-2.2 writes 2.2's value at server level (the section keeps overriding it)."""
+    [finding] = findings(SUB, code, defaults="keep-2.2")
+    assert finding.line == 1
+    assert fixed(SUB, code, defaults="keep-2.2") == f"{line}\n" + SUB
+
+
+def test_server_default_set_in_only_some_vhosts_is_reported():
+    text = ("DocumentRoot /srv\n<VirtualHost *:80>\nEnableSendfile On\n</VirtualHost>\n"
+            "<VirtualHost *:81>\nDocumentRoot /x\n</VirtualHost>\n")
+    assert [f.line for f in findings(text, "HT302")] == [1]
+    every = text.replace("DocumentRoot /x\n", "DocumentRoot /x\nEnableSendfile Off\n")
+    assert findings(every, "HT302") == []
+
+
+@pytest.mark.apache
+def test_keep_22_etags_outside_a_section_that_sets_fileetag(httpd):
+    """ETags outside <Directory www/sub> change format on 2.4 (no inode) unless keep-2.2 writes FileETag at
+    server level; inside it the section's FileETag None still applies."""
+    from httpd24.apache import Instance
+
+    text = "DocumentRoot www\n<Directory www/sub>\n    FileETag None\n</Directory>\n"
+    files = {"www/a.txt": "a\n", "www/sub/b.txt": "b\n"}
+    out = fixed(text, "HT303", defaults="keep-2.2")
+    modules = ["mpm_event_module", "authz_core_module"]
+    parts = []
+    for config in (text, out):
+        with Instance({"site.conf": config, **files}, "site.conf", modules, httpd=httpd) as server:
+            etag = server.request("/a.txt").header("ETag")
+            parts.append(etag.strip('"').count("-") + 1)
+            assert server.request("/sub/b.txt").header("ETag") is None
+    assert parts == [2, 3]  # MTime Size on 2.4; INode MTime Size as 2.2 after the fix
+
+
 # -- HT304 SSLProxyCheckPeer* --------------------------------------------------------------------
 
 
@@ -128,6 +170,14 @@ MAIN = "ServerRoot /srv\nDocumentRoot /srv/htdocs\n"
         pytest.param("AccessFileName .htaccess\n<Directory /srv>\n<IfVersion >= 2.4>\nAllowOverride All\n</IfVersion>\n"
                      "</Directory>\n", id="set-inside-a-conditional-block"),
         pytest.param(MAIN + "<DirectoryMatch ^/srv>\nOptions None\n</DirectoryMatch>\n", id="regex-section"),
+        pytest.param("AccessFileName .htaccess\n<Directory /srv/www2/*>\n    AllowOverride None\n</Directory>\n"
+                     "<Directory /srv/www2/a/htdocs>\n    Options None\n</Directory>\n", id="wildcard-parent-sets-it"),
+        pytest.param("AccessFileName .htaccess\n<Directory /srv/*/a>\n    AllowOverride None\n</Directory>\n"
+                     "<Directory /srv/www2/a/htdocs>\n</Directory>\n", id="wildcard-in-the-middle"),
+        pytest.param("AccessFileName .htaccess\n<Directory /srv/w[a-z]w*>\n    AllowOverride None\n</Directory>\n"
+                     "<Directory /srv/www2/a>\n</Directory>\n", id="wildcard-class"),
+        pytest.param("AccessFileName .htaccess\n<Directory /srv/*>\n    AllowOverride None\n</Directory>\n"
+                     "<Directory /srv/*/a>\n</Directory>\n", id="wildcard-section-under-wildcard"),
         pytest.param(MAIN + "<IfVersion < 2.3>\n<Directory /srv>\n</Directory>\n</IfVersion>\n",
                      id="dead-ifversion-branch"),
         pytest.param("AccessFileName .htaccess\n<IfModule !mod_authz_core.c>\n<Directory /srv>\n</Directory>\n"
@@ -136,6 +186,47 @@ MAIN = "ServerRoot /srv\nDocumentRoot /srv/htdocs\n"
 )
 def test_allow_override_noop(text):
     assert findings(text, "HT301") == []
+
+
+@pytest.mark.parametrize(
+    "override",
+    [
+        pytest.param("<Directory /srv/*/htdocs>\n    AllowOverride None\n</Directory>\n", id="star-does-not-cross-slash"),
+        pytest.param("<Directory /srv/www2/b*>\n    AllowOverride None\n</Directory>\n", id="other-directory"),
+        pytest.param("<Directory /srv/www2/a/htdocs/*>\n    AllowOverride None\n</Directory>\n", id="below-only"),
+        # httpd (2.2 and 2.4) ignores AllowOverride in regex sections: .htaccess files are decided by
+        # <Directory> sections without regular expressions only.
+        pytest.param("<DirectoryMatch ^/srv/www2>\n    AllowOverride None\n</DirectoryMatch>\n", id="directorymatch"),
+        pytest.param("<Directory ~ ^/srv/www2>\n    AllowOverride None\n</Directory>\n", id="directory-tilde"),
+    ],
+)
+def test_allow_override_sections_that_do_not_cover(override):
+    text = f"AccessFileName .htaccess\n{override}<Directory /srv/www2/a/htdocs>\n    Options None\n</Directory>\n"
+    [finding] = findings(text, "HT301")
+    assert finding.message.startswith("<Directory /srv/www2/a/htdocs>")
+
+
+@pytest.mark.apache
+@pytest.mark.parametrize(
+    ("override", "header"),
+    [
+        pytest.param("<Directory www/*>\n    AllowOverride None\n</Directory>\n", None, id="wildcard"),
+        pytest.param("<DirectoryMatch /www/>\n    AllowOverride None\n</DirectoryMatch>\n", "yes", id="regex"),
+    ],
+)
+def test_allow_override_wildcard_and_regex_sections_on_a_running_server(httpd, override, header):
+    """A wildcard <Directory> with AllowOverride None keeps the .htaccess below it unread, as on 2.2: the
+    migration must not turn it on. A regex section's AllowOverride is ignored (2.2's default All applied
+    there): the migration writes AllowOverride All, and the .htaccess is read as on 2.2."""
+    from httpd24.apache import Instance
+
+    text = f"AccessFileName .htaccess\nDocumentRoot www/a/htdocs\n{override}<Directory www/a/htdocs>\n    Options None\n</Directory>\n"
+    files = {"www/a/htdocs/p.txt": "x\n", "www/a/htdocs/.htaccess": "Header set X-Ht yes\n"}
+    out = fixed(text, "HT301")
+    with Instance({"site.conf": out, **files}, "site.conf", ["headers_module", "authz_core_module"],
+                  httpd=httpd) as server:
+        response = server.request("/p.txt")
+        assert (response.status, response.header("X-Ht")) == (200, header)
 
 
 def test_allow_override_keeps_22_where_accessfilename_is_set():

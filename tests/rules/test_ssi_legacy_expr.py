@@ -1,9 +1,10 @@
 import pytest
 from apache_fixture import httpd  # noqa: F401
-from ruletest import findings, fixed
+from ruletest import configset, findings, fixed
 
 from httpd24.apache import configtest
 from httpd24.config import Target
+from httpd24.engine import lint, migrate
 
 #: httpd's multi-language error documents, as 2.2's httpd.conf (and every distribution's) sets them up.
 #: The 2.4 package ships its own documents there, written for the new expression parser.
@@ -128,3 +129,67 @@ def test_real_httpd_keeps_24s_error_documents_working_after_the_fix(httpd):
         assert missing.status == 404
         assert '<a href="http://shop.example/list">' in missing.text
         assert "an error occurred" not in missing.text
+
+
+HTACCESS_SITE = "DocumentRoot htdocs\n<Directory htdocs>\n    AllowOverride {}\n</Directory>\n"
+HTACCESS = "Options +Includes\nAddOutputFilter INCLUDES .shtml\nAddType text/html .shtml\n"
+PAGE = '<!--#if expr="$QUERY_STRING = /yes/" -->YES<!--#else -->NO<!--#endif -->\n'
+
+
+def _migrate_htaccess(override: str) -> dict[str, str]:
+    files = {"httpd.conf": HTACCESS_SITE.format(override), "htdocs/.htaccess": HTACCESS}
+    result = migrate(configset(files), select=["HT208"])
+    return {name: data.decode() for name, data in result.files.items()}
+
+
+@pytest.mark.parametrize("override", ["All", "FileInfo Options Limit", "None"])
+def test_htaccess_gets_the_directive_itself(override):
+    """<Location> is not allowed in .htaccess (every request there answers 500): the line goes in the file."""
+    out = _migrate_htaccess(override)
+    assert out["htdocs/.htaccess"] == (
+        "Options +Includes\nAddOutputFilter INCLUDES .shtml\nSSILegacyExprParser on\nAddType text/html .shtml\n"
+    )
+    assert out["httpd.conf"] == HTACCESS_SITE.format(override)
+
+
+def test_htaccess_without_allowoverride_limit_needs_a_person():
+    """SSILegacyExprParser in .htaccess needs AllowOverride Limit (FileInfo is not enough: 500)."""
+    files = {"httpd.conf": HTACCESS_SITE.format("FileInfo Options"), "htdocs/.htaccess": HTACCESS}
+    [finding] = lint(configset(files), select=["HT208"])
+    assert finding.file == "htdocs/.htaccess" and finding.fix is None
+    assert "AllowOverride" in finding.message and "Limit" in finding.message
+    assert _migrate_htaccess("FileInfo Options")["htdocs/.htaccess"] == HTACCESS
+
+
+def test_existing_line_in_an_htaccess_covers_only_that_file():
+    files = {"httpd.conf": HTACCESS_SITE.format("All") + "AddOutputFilter INCLUDES .shtml\n",
+             "htdocs/.htaccess": "SSILegacyExprParser on\n"}
+    [finding] = lint(configset(files), select=["HT208"])
+    assert finding.file == "httpd.conf"
+
+
+def test_fix_does_not_split_the_providers_of_one_filter():
+    text = (
+        "FilterDeclare ssi\n"
+        'FilterProvider ssi INCLUDES "%{CONTENT_TYPE} =~ m#^text/html#"\n'
+        'FilterProvider ssi INCLUDES "%{REQUEST_URI} =~ m#\\.shtml$#"\n'
+        "FilterChain ssi\n"
+    )
+    lines = fixed(text, "HT208").splitlines()
+    at = lines.index('<Location "/">')
+    assert [line.split()[0] for line in lines[:at]] == ["FilterDeclare", "FilterProvider", "FilterProvider"]
+
+
+@pytest.mark.apache
+@pytest.mark.parametrize("override", ["All", "FileInfo Options Limit"])
+def test_real_httpd_serves_the_migrated_htaccess_with_the_22_parser(httpd, override):
+    """The .htaccess is read per request (apache2 -t cannot see it): the migrated one answers 200 and
+    evaluates 2.2's #if expr syntax."""
+    from httpd24.apache import Instance
+
+    out = _migrate_htaccess(override)
+    modules = ["include_module", "mime_module", "authz_core_module", "authn_core_module"]
+    files = {"httpd.conf": out["httpd.conf"], "htdocs/.htaccess": out["htdocs/.htaccess"], "htdocs/p.shtml": PAGE}
+    with Instance(files, "httpd.conf", modules, httpd=httpd) as srv:
+        yes, no = srv.request("/p.shtml?yes"), srv.request("/p.shtml?no")
+        assert (yes.status, yes.text.strip(), no.text.strip()) == (200, "YES", "NO")

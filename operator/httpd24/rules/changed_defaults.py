@@ -10,11 +10,14 @@ same fix is then only shown, never applied).
 
 from __future__ import annotations
 
+import fnmatch
 import posixpath
+import re
 
 from ..apache import table
 from ..config import Comment, Directive, Item, Section, edit
 from ..engine import Applicability, Rule, Severity, register
+from ._ht2xx import in_directory_context, server_of
 
 KEEP = "keep-2.2"
 ADOPT = "adopt-2.4"
@@ -77,6 +80,22 @@ def _serving_anchor(ctx) -> Item | None:
     return first_vhost or first_directory
 
 
+def _set_server_wide(ctx, key: str) -> bool:
+    """Whether ``key`` is set outside every per-directory section (and .htaccess file) of the main server, or
+    of every virtual host: a setting in a <Directory> (<Location>, <Files>, ...) covers only that section,
+    and the rest of the site still gets 2.4's default."""
+    vhosts = [item.node for item in _server_items(ctx) if item.key == "virtualhost"]
+    set_in: set[int] = set()
+    for item in _server_items(ctx):
+        if item.key != key or in_directory_context(item):
+            continue
+        server = server_of(item)
+        if server is None:
+            return True  # the main server's value is every virtual host's default too
+        set_in.add(id(server))
+    return bool(vhosts) and all(id(v) in set_in for v in vhosts)
+
+
 class _ServerDefault(Rule):
     """A server-wide default written once, before the anchor."""
 
@@ -90,7 +109,7 @@ class _ServerDefault(Rule):
         raise NotImplementedError
 
     def check_config(self, ctx):
-        if ctx.has(self.key):
+        if _set_server_wide(ctx, self.key):
             return
         anchor = serving_anchor(ctx)
         if anchor is None:
@@ -116,7 +135,9 @@ class EnableSendfileDefault(_ServerDefault):
     """
     ## What it does
     Reports a configuration that serves files and does not set
-    `EnableSendfile`, whose default changed from `On` (2.2) to `Off` (2.4).
+    `EnableSendfile` for the whole server (the main server, or every virtual
+    host), whose default changed from `On` (2.2) to `Off` (2.4). A setting
+    in a `<Directory>` or other section covers only that section.
 
     ## Why is this bad?
     The server now copies files through user space instead of using the
@@ -163,8 +184,10 @@ class EnableSendfileDefault(_ServerDefault):
 class FileETagDefault(_ServerDefault):
     """
     ## What it does
-    Reports a configuration that serves files and does not set `FileETag`,
-    whose default changed from `INode MTime Size` (2.2) to `MTime Size` (2.4).
+    Reports a configuration that serves files and does not set `FileETag`
+    for the whole server (the main server, or every virtual host), whose
+    default changed from `INode MTime Size` (2.2) to `MTime Size` (2.4). A
+    setting in a `<Directory>` or other section covers only that section.
 
     ## Why is this bad?
     ETags of 2.4 no longer contain the file's inode number, so they change
@@ -292,6 +315,7 @@ class SSLProxyCheckPeerDefault(Rule):
 
 # -- AllowOverride -----------------------------------------------------------------------------
 
+_WILDCARD = re.compile(r"[*?\[]")
 _MAX_CLASSES = ("AuthConfig", "FileInfo", "Indexes", "Limit", "Options")
 
 
@@ -317,14 +341,24 @@ def override_classes(ctx, document_name: str) -> list[str]:
     return sorted(needed)
 
 
-def _covered(path: str, overridden: set[str]) -> bool:
-    """``path`` or one of its parent directories has its own AllowOverride (a set lookup per level)."""
+def _covered(path: str, overridden: set[str], wildcards: list[list[str]]) -> bool:
+    """``path`` or one of its parent directories has its own AllowOverride (a set lookup per level), or a
+    wildcard <Directory> with one matches them: httpd's directory walk matches a wildcard section against
+    as many components of the path as the section has (fnmatch per component, so ``*`` does not cross a
+    ``/``), and what it sets applies to everything below the directory it matched."""
     if "/" in overridden:
         return True
-    while path:
-        if path in overridden:
+    level = path
+    while level:
+        if level in overridden:
             return True
-        path = path.rpartition("/")[0]
+        level = level.rpartition("/")[0]
+    parts = path.split("/")
+    for pattern in wildcards:
+        if len(pattern) <= len(parts) and all(
+            c == p or fnmatch.fnmatchcase(c, p) for c, p in zip(parts, pattern)
+        ):
+            return True
     return False
 
 
@@ -367,14 +401,40 @@ def _path(section: Section, args: list[str]) -> str | None:
     return args[0].strip("\"'").rstrip("/") or "/"
 
 
+def allow_override_for(ctx, directory: str) -> Item | None:
+    """The AllowOverride line in effect for ``directory`` (a path as the set names it, or absolute): the one
+    of the most specific main-server <Directory> (literal or wildcard; httpd ignores it in regex sections)
+    that matches it or a parent; None when none sets it (2.2's default All, 2.4's None)."""
+    root = ctx.configset.server_root
+    parts = posixpath.join(root, directory).rstrip("/").split("/")
+    best, depth = None, -1
+    for override in ctx.items("allowoverride"):
+        section = override.in_section("directory")
+        if section is None or override.in_section("virtualhost") is not None:
+            continue
+        path = _path(section, section.args)
+        if path is None:
+            continue
+        pattern = posixpath.join(root, path).rstrip("/").split("/")
+        if len(pattern) >= depth and len(pattern) <= len(parts) and all(
+            c == p or fnmatch.fnmatchcase(c, p) for c, p in zip(parts, pattern)
+        ):
+            best, depth = override, len(pattern)
+    return best
+
+
 @register
 class AllowOverrideDefault(Rule):
     """
     ## What it does
     Finds `<Directory>` sections whose directory gets no `AllowOverride` --
     neither in the section nor from a `<Directory>` of a parent directory
-    (including `<Directory />`) -- so 2.2 read `.htaccess` files there
-    (default `AllowOverride All`) and 2.4 does not (default `None`, 2.3.9+).
+    (including `<Directory />`, and wildcard ones: `<Directory /srv/*>`
+    covers everything below each directory it matches, `*` within one path
+    component) -- so 2.2 read `.htaccess` files there (default `AllowOverride
+    All`) and 2.4 does not (default `None`, 2.3.9+). `AllowOverride` in a
+    `<DirectoryMatch>` or `<Directory ~>` does not count: httpd (2.2 as 2.4)
+    ignores it there.
     In a set made of `.htaccess` files only, it names the `AllowOverride`
     classes the server configuration must grant for them to be read at all.
 
@@ -451,8 +511,9 @@ class AllowOverrideDefault(Rule):
             else:
                 sections.append((item, path))
         overridden_set = set(overridden)
+        wildcards = [path.split("/") for path in overridden if _WILDCARD.search(path)]
         for item, path in sections:
-            if _covered(path, overridden_set):
+            if _covered(path, overridden_set, wildcards):
                 continue  # a parent directory (or this one, elsewhere) sets it
             relies = relies_globally or _mentions_htaccess(item.node)
             choice = decision(ctx, KEEP if relies else ADOPT)

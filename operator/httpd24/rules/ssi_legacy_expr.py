@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import posixpath
 
-from ..config import edit
+from ..config import Directive, edit
 from ..engine import Applicability, Rule, Severity, register
 from ._ht2xx import DIR_SECTIONS, module_available, scope_of, server_of
+from .changed_defaults import access_file_names, allow_override_for, is_htaccess
 
 _LEGACY = "SSILegacyExprParser on"
 _LOCATION = '<Location "/">\n    SSILegacyExprParser on\n</Location>'
@@ -82,6 +83,32 @@ def _server_wide(scope: tuple) -> tuple:
     return scope
 
 
+def _htaccess(item, names: set[str]) -> str | None:
+    """The .htaccess file the item is read from (per request, in directory context), or None."""
+    return item.file if not item.via and is_htaccess(item.file, names) else None
+
+
+def _covers(covered: tuple, place: tuple) -> bool:
+    """Whether an ``SSILegacyExprParser on`` at ``covered`` (.htaccess file or None, scope) applies at
+    ``place``: the server's sections reach every .htaccess file, an .htaccess only itself."""
+    (c_file, c_scope), (file, scope) = covered, place
+    return (c_file is None or c_file == file) and scope[: len(c_scope)] == c_scope
+
+
+def _anchor(node):
+    """Where the fix goes: after the activating line, or after the last FilterProvider of its filter in the
+    same block, so that one filter's providers stay together."""
+    if node.key != "filterprovider" or not node.args or node.parent is None:
+        return node
+    siblings = node.parent.children
+    last = node
+    for sibling in siblings[next(i for i, n in enumerate(siblings) if n is node) + 1 :]:
+        if (isinstance(sibling, Directive) and sibling.key == "filterprovider" and sibling.args
+                and sibling.args[0].lower() == node.args[0].lower()):
+            last = sibling
+    return last
+
+
 @register
 class SSIIfExprLegacySyntax(Rule):
     """
@@ -127,8 +154,12 @@ class SSIIfExprLegacySyntax(Rule):
     It is valid only in directory context, so where SSI is switched on for a
     whole server the fix adds it in a `<Location "/">` of that server, and
     turns it off again in a `<Location>` of each URL the error documents are
-    aliased to (2.4's own documents break under the legacy parser). Drop the
-    fix once the pages use ap_expr syntax (or use none).
+    aliased to (2.4's own documents break under the legacy parser). In an
+    `.htaccess` file (where `<Location>` is refused: every request there
+    would answer 500) the line goes into the file itself; it needs
+    `AllowOverride Limit` there, so where the `AllowOverride` in effect
+    lacks it (and `All`) the finding is left for a person. Drop the fix once
+    the pages use ap_expr syntax (or use none).
     """
 
     code = "HT208"
@@ -141,8 +172,10 @@ class SSIIfExprLegacySyntax(Rule):
     def check_config(self, ctx):
         if not module_available(ctx, "include_module"):
             return
+        names = access_file_names(ctx)
         covered = [
-            _server_wide(scope_of(i)) for i in ctx.items("ssilegacyexprparser") if i.args and i.args[0].lower() == "on"
+            (_htaccess(i, names), _server_wide(scope_of(i)))
+            for i in ctx.items("ssilegacyexprparser") if i.args and i.args[0].lower() == "on"
         ]
         done: set[tuple] = set()
         # Server-wide activations first: their <Location "/"> covers the sections below them.
@@ -153,17 +186,24 @@ class SSIIfExprLegacySyntax(Rule):
         error_directories, error_aliases = _error_documents(ctx, activations)
         for item in activations:
             scope = scope_of(item)
-            if any(scope[: len(c)] == c for c in covered) or any(id(s) in error_directories for s in scope):
+            htaccess = _htaccess(item, names)
+            place = (htaccess, scope)
+            if any(_covers(c, place) for c in covered) or any(id(s) in error_directories for s in scope):
                 continue
             # One fix per scope; a server-level activation covers the whole server.
-            key = tuple(id(s) for s in scope)
+            key = (htaccess, *(id(s) for s in scope))
             if key in done:
                 continue
             done.add(key)
             node = item.node
-            in_directory = any(s.key in DIR_SECTIONS for s in scope)
-            if not in_directory:
-                covered.append(scope)
+            in_directory = htaccess is not None or any(s.key in DIR_SECTIONS for s in scope)
+            if not in_directory or (htaccess is not None and not scope):
+                covered.append(place)
+            if htaccess is not None:
+                refused = self._refused_here(ctx, item, htaccess)
+                if refused is not None:
+                    yield refused
+                    continue
             text, where = _LEGACY, "here"
             if not in_directory:
                 urls = _error_document_urls(error_aliases, server_of(item))
@@ -172,6 +212,7 @@ class SSIIfExprLegacySyntax(Rule):
                 if urls:
                     where += (f", and `SSILegacyExprParser off` under {', '.join(urls)}:"
                               " 2.4's own error documents there use ap_expr")
+            anchor = _anchor(node)
             yield self.finding(
                 item,
                 f"{node.name} switches SSI on: 2.4 reads <!--#if expr --> with the new ap_expr parser;"
@@ -181,7 +222,25 @@ class SSIIfExprLegacySyntax(Rule):
                 fix=self.fix(
                     "enable the legacy SSI expression parser",
                     Applicability.PRESERVE,
-                    lambda node=node, text=text: edit.insert_after(node, text),
+                    lambda anchor=anchor, text=text: edit.insert_after(anchor, text),
                     node,
                 ),
             )
+
+    def _refused_here(self, ctx, item, htaccess: str):
+        """A finding for a person when the .htaccess may not hold SSILegacyExprParser (it needs AllowOverride
+        Limit: with FileInfo alone every request there answers 500), else None."""
+        override = allow_override_for(ctx, posixpath.dirname(htaccess))
+        if override is None:
+            return None  # 2.2's default All (HT301 writes it where a <Directory> names the directory)
+        words = {w.lower().split("=", 1)[0] for w in override.args}
+        if words & {"all", "limit", "none"}:
+            return None  # None: the file is not read at all
+        return self.finding(
+            item,
+            f"{item.node.name} switches SSI on: 2.4 reads <!--#if expr --> with the new ap_expr parser; pages"
+            f" written for 2.2 need `{_LEGACY}`, which this .htaccess may hold only with AllowOverride Limit"
+            f" (AllowOverride {' '.join(override.args)} at {override.file}:{override.node.location.line}: every"
+            " request there would answer 500); add Limit to that AllowOverride, or write it in that <Directory>",
+            replacement=_LEGACY,
+        )
