@@ -16,7 +16,7 @@ from httpd24.engine import Applicability, Severity
         pytest.param("<IfModule !mod_authz_core.c>\nKeepAlive 0\n</IfModule>\n", id="dead-ifmodule"),
         pytest.param("# KeepAlive 0\n", id="comment"),
         pytest.param("KeepAliveTimeout 0\n", id="other-directive"),
-        pytest.param("Define KA 1\nKeepAlive ${UNDEFINED_KA}\n", id="unresolved-variable"),
+        pytest.param("Define KA On\nKeepAlive ${KA}\n", id="defined-variable"),
     ],
 )
 def test_noop(text):
@@ -41,6 +41,13 @@ def test_fix(before, after):
     assert fixed(before, "HT120") == after
 
 
+def test_variable_value_needs_a_person():
+    """`KeepAlive ${KA}`: the value decides, and 2.4 refuses a number 2.2 took (`KeepAlive 5`)."""
+    [finding] = findings("KeepAlive ${KA}\n", "HT120")
+    assert finding.fix is None and finding.severity == Severity.WARNING
+    assert "${KA}" in finding.message
+
+
 def test_finding():
     [finding] = findings("ServerName x\nKeepAlive false\n", "HT120")
     assert (finding.line, finding.severity, finding.replacement) == (2, Severity.ERROR, "KeepAlive On")
@@ -56,3 +63,12 @@ def test_real_httpd_refuses_original_accepts_fix(httpd, value):
     assert not before.ok and "KeepAlive must be On or Off" in before.output
     after = configtest({"ka.conf": fixed(text, "HT120")}, "ka.conf", ["mpm_event_module"], httpd=httpd)
     assert after.ok, after.output
+
+
+@pytest.mark.apache
+def test_real_httpd_refuses_a_number_from_a_variable(httpd):
+    """The variable's value decides: 2.4 refuses `KeepAlive ${KA}` with KA=5 (2.2 read it as On)."""
+    text = "KeepAlive ${KA}\n"
+    assert findings(text, "HT120")
+    assert not configtest({"a.conf": text}, "a.conf", [], httpd=httpd, extra="Define KA 5").ok
+    assert configtest({"a.conf": text}, "a.conf", [], httpd=httpd, extra="Define KA On").ok

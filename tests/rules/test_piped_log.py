@@ -18,7 +18,10 @@ from httpd24.engine import Applicability
         pytest.param('<IfVersion < 2.3>\nErrorLog "|rotatelogs x 5"\n</IfVersion>\n', id="dead-ifversion-branch"),
         pytest.param('<IfModule !mod_authz_core.c>\nErrorLog "|rotatelogs x 5"\n</IfModule>\n', id="dead-ifmodule"),
         pytest.param('# ErrorLog "|rotatelogs x 5"\n', id="comment"),
-        pytest.param('ErrorLog "|${ROT} x 5"\n', id="unresolved-variable"),
+        pytest.param('CustomLog "|/usr/sbin/rotatelogs ${APACHE_LOG_DIR}/access.%Y%m%d 86400" common\n',
+                     id="variable-in-an-argument-of-a-plain-command"),
+        pytest.param('Define ROT /usr/sbin/rotatelogs\nCustomLog "|${ROT} /var/log/x 86400" common\n',
+                     id="defined-variable-is-read-as-its-value"),
     ],
 )
 def test_noop(text):
@@ -58,6 +61,43 @@ def test_noop(text):
 )
 def test_fix(before, after):
     assert fixed(before, "HT202") == after
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        # 2.2 substituted ${VAR} before the shell ran, as 2.4 does: the shell syntax outside it decides.
+        pytest.param(
+            'CustomLog "|rotatelogs ${HUNTDIR}/logs/access.%Y%m%d 86400" common\n',
+            'CustomLog "|$rotatelogs ${HUNTDIR}/logs/access.%Y%m%d 86400" common\n',
+            id="relative-program",
+        ),
+        pytest.param(
+            'ErrorLog "|cat >> ${HUNTDIR}/logs/err.log"\n',
+            'ErrorLog "|$cat >> ${HUNTDIR}/logs/err.log"\n',
+            id="redirection",
+        ),
+        pytest.param(
+            'ErrorLog "|${BIN}/logger -t httpd 2>&1"\n',
+            'ErrorLog "|$${BIN}/logger -t httpd 2>&1"\n',
+            id="variable-program-but-shell-syntax",
+        ),
+        pytest.param(
+            'Define ROT rotatelogs\nCustomLog "|${ROT} /var/log/x 86400" common\n',
+            'Define ROT rotatelogs\nCustomLog "|$${ROT} /var/log/x 86400" common\n',
+            id="defined-variable-relative-program",
+        ),
+    ],
+)
+def test_fix_with_a_variable(before, after):
+    assert fixed(before, "HT202") == after
+
+
+def test_variable_program_needs_a_person():
+    """Whether `|${ROT} x 5` needs a shell depends on the value (an absolute path or not): a person checks."""
+    [finding] = findings('ErrorLog "|${ROT} /var/log/x 5"\n', "HT202")
+    assert finding.fix is None
+    assert "${ROT}" in finding.message and "check" in finding.message
 
 
 def test_finding_says_why_and_is_preserve():
@@ -134,3 +174,20 @@ def test_real_httpd_plain_absolute_command_needs_no_shell(httpd, tmp_path):
         while time.monotonic() < deadline and not (out.exists() and "plain" in out.read_text()):
             time.sleep(0.05)
     assert "GET /plain HTTP/1.1" in out.read_text()
+
+
+@pytest.mark.apache
+def test_real_httpd_needs_the_shell_for_a_pipe_with_a_variable(httpd, tmp_path):
+    """`|cat >> ${LOGDIR}/err.log` (LOGDIR defined outside the linted file): 2.4 cannot start it without a
+    shell (AH00089); the fix's "|$" runs it through sh as 2.2 did, with the variable substituted."""
+    from httpd24.apache import HttpdError, Instance
+
+    original = 'ErrorLog "|cat >> ${LOGDIR}/err.log"\n'
+    migrated = fixed(original, "HT202")
+    assert migrated == 'ErrorLog "|$cat >> ${LOGDIR}/err.log"\n'
+    extra = f"Define LOGDIR {tmp_path}"
+    with pytest.raises(HttpdError, match="AH00089|unable to start piped log program"):
+        Instance({"site.conf": original}, "site.conf", [], httpd=httpd, extra=extra).start()
+    with Instance({"site.conf": migrated}, "site.conf", [], httpd=httpd, extra=extra):
+        pass
+    assert (tmp_path / "err.log").exists()

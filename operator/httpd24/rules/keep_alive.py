@@ -32,6 +32,10 @@ class KeepAliveValue(Rule):
     KeepAlive Off
     ```
 
+    A value from an environment variable (`KeepAlive ${KA}`, not defined in
+    the configuration) cannot be judged: it is reported for a person to
+    check, without a fix.
+
     ## Fix safety
     Safe: the fix writes what 2.2 did with the value, `Off` for `0` (exactly
     that string, as 2.2 compared it) and `On` for everything else. A value
@@ -48,9 +52,19 @@ class KeepAliveValue(Rule):
 
     def check(self, ctx, item):
         node = item.node
-        if len(item.args) != 1 or unresolved(item):
+        if len(item.args) != 1:
             return
         value = item.args[0]
+        if unresolved(item):
+            # An environment variable: 2.4 refuses the number 2.2 may have taken from it.
+            yield self.finding(
+                item,
+                f"KeepAlive {value}: 2.4 takes only On or Off, the value of the variable decides; check it (2.2 read"
+                " any value but Off and 0 as On, a number included)",
+                replacement="KeepAlive On",
+                severity=Severity.WARNING,
+            )
+            return
         if value.lower() in ("on", "off"):
             return
         new = "Off" if value == "0" else "On"

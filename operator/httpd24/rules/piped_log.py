@@ -6,7 +6,6 @@ import re
 
 from ..config import edit
 from ..engine import Applicability, Rule, Severity, register
-from ._ht2xx import unresolved
 
 #: Directives whose file argument may be a pipe, with the index of that argument.
 #: (ForensicLog also goes through ap_open_piped_log; GlobalLog is 2.4-only, so a
@@ -15,6 +14,8 @@ _PIPED = {"errorlog": 0, "customlog": 0, "transferlog": 0, "forensiclog": 0}
 
 #: Characters after which ``sh -c`` and a direct exec read a command differently.
 _SHELL_SYNTAX = re.compile(r"""[^A-Za-z0-9_@%+=:,./\- \t]""")
+#: A ``${VAR}`` the configuration does not define (httpd resolves it from the environment at start-up).
+_VARIABLE = re.compile(r"\$\{[^}]*\}")
 
 
 def needs_shell(command: str) -> str | None:
@@ -61,6 +62,13 @@ class PipedLogShell(Rule):
     behaves the same either way and is not reported: keeping it as it is saves
     a shell process per logger.
 
+    `${VAR}` is substituted before the command is read, by 2.2 as by 2.4
+    (research notes §3.7). A variable the configuration does not define (an
+    environment variable) is judged by the text around it: `"|rotatelogs
+    ${LOGDIR}/x 86400"` still needs the shell. Only a program named by such
+    a variable (`"|${ROTATELOGS} /x 86400"`) depends on its value; that is
+    reported for a person to check, without a fix.
+
     Severity: error when the program is not an absolute path (2.4 cannot
     start it and refuses to start: AH00104 "unable to start piped log
     program", AH00015 "Unable to open logs"); warning otherwise (2.4 starts,
@@ -95,19 +103,27 @@ class PipedLogShell(Rule):
     def check(self, ctx, item):
         node = item.node
         index = _PIPED[item.key]
-        if len(node.args) <= index or unresolved(item):
+        if len(item.args) <= index or len(node.args) <= index:
             return
-        target = node.args[index]
-        if not target.startswith("|") or target.startswith("||") or target.startswith("|$"):
+        # ${VAR} is substituted before httpd (2.2 as 2.4) looks at the command: judge the value where the
+        # configuration defines it, and the text around a variable it does not define.
+        target = item.args[index]
+        if not target.startswith("|") or target.startswith("||"):
             return
         command = target[1:]
-        why = needs_shell(command)
+        if command.startswith("$") and not _VARIABLE.match(command):
+            return  # "|$cmd": the shell already
+        plain = _VARIABLE.sub("x", command)
+        if command.split() and command.split()[0].startswith("${") and not _SHELL_SYNTAX.search(plain):
+            yield from self._undecided(item, command)
+            return
+        why = needs_shell(plain)
         if why is None:
             return
         # A program 2.4 cannot find makes it refuse to start (AH00104, AH00015 "Unable to open logs").
-        severity = Severity.ERROR if not command.split() or not command.split()[0].startswith("/") else Severity.WARNING
+        severity = Severity.ERROR if not plain.split() or not plain.split()[0].startswith("/") else Severity.WARNING
         new_args = list(node.args)
-        new_args[index] = "|$" + command
+        new_args[index] = "|$" + node.args[index][1:]
         yield self.finding(
             item,
             f'{node.name} pipes to a command that needs a shell ({why}): 2.4 runs "|cmd" without one;'
@@ -120,4 +136,20 @@ class PipedLogShell(Rule):
                 node,
             ),
             severity=severity,
+        )
+
+    def _undecided(self, item, command: str):
+        """The program is a variable the configuration does not define: its value decides."""
+        node = item.node
+        index = _PIPED[item.key]
+        new_args = list(node.args)
+        new_args[index] = "|$" + node.args[index][1:]
+        variable = _VARIABLE.match(command).group(0)
+        yield self.finding(
+            item,
+            f"{node.name} pipes to a program named by {variable}: whether 2.4 can run it without a shell depends"
+            f" on its value (2.2 ran it through /bin/sh -c); check it: an absolute path runs the same, anything"
+            f' else needs "|$cmd"',
+            replacement=f"{node.name} " + " ".join(edit.quote(a) for a in new_args),
+            severity=Severity.WARNING,
         )
