@@ -150,6 +150,19 @@ CASES = {
              "Require ldap-group cn=admins,dc=x\n</Location>\n",
              ["mpm_event_module", "auth_basic_module", "authn_core_module", "authnz_ldap_module",
               "authz_core_module", "ldap_module"]),
+    # Mutex names are valid only once their module registered them ("Mutex type rewrite-map is not valid").
+    "mutex-names": (
+        "Mutex default:/tmp rewrite-map\nMutex file:/tmp ssl-cache ssl-stapling ssl-stapling-refresh\n"
+        "Mutex sysvsem authdigest-client ldap-cache proxy-balancer-shm\nMutex default default\n",
+        ["mpm_event_module", "auth_digest_module", "ldap_module", "proxy_module", "proxy_balancer_module",
+         "rewrite_module", "slotmem_shm_module", "ssl_module"]),
+    "mutex-names-more": (
+        "Mutex default proxy authn-socache cache-socache lua-ivm-shm watchdog-callback omitpid\n",
+        ["mpm_event_module", "authn_socache_module", "cache_module", "cache_socache_module", "lua_module",
+         "proxy_module", "watchdog_module"]),
+    # Only prefork and worker register mpm-accept (event has no accept mutex).
+    "mutex-mpm-accept": ("Mutex sysvsem mpm-accept\n", ["mpm_prefork_module"]),
+    "mutex-mpm-accept-threaded": ("ThreadsPerChild 25\nMutex sysvsem mpm-accept\n", ["mpm_worker_module"]),
     "session-cookie": ("<Location />\nSession On\nSessionCookieName s path=/\n</Location>\n",
                        ["mpm_event_module", "session_module", "session_cookie_module"]),
 }

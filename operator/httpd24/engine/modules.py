@@ -7,7 +7,8 @@ directive needs: the directive -> module table generated from the real binary
 because they hide in arguments or in other modules' start-up code:
 
 * an MPM (the one the configuration loads, else the one its unconditional MPM
-  directives need -- 2.2's prefork-only ``MinSpareServers``/``MaxSpareServers``
+  directives need -- 2.2's prefork-only ``MinSpareServers``/``MaxSpareServers``,
+  a ``Mutex`` for ``mpm-accept`` (prefork, or worker with threaded settings)
   -- else ``event``);
 * providers named in arguments: ``Require user|group|ip|...``,
   ``AuthBasicProvider file|dbm|ldap...``, ``AuthType Basic|Digest|Form`` (and
@@ -17,7 +18,11 @@ because they hide in arguments or in other modules' start-up code:
   handlers of ``SetHandler`` / ``AddHandler``, proxy schemes of ``ProxyPass``,
   ``BalancerMember`` and ``RewriteRule [P]`` URLs, balancers (mod_proxy_balancer,
   an lbmethod module -- the one ``lbmethod=`` names, default ``byrequests`` --
-  and mod_slotmem_shm), ``%I``/``%O``/``%S`` in log formats (mod_logio);
+  and mod_slotmem_shm), ``%I``/``%O``/``%S`` in log formats (mod_logio),
+  mutex names of ``Mutex`` (a module registers its names at start-up; ``Mutex
+  default rewrite-map`` fails "Mutex type rewrite-map is not valid" without
+  mod_rewrite; ``mpm-accept`` exists only under prefork and worker, so it
+  chooses one of them);
 * mod_authz_core, always: without it every request fails with 500 (AH00025
   "configuration error: couldn't check user"), whatever the configuration;
 * modules other modules cannot load or start without (mod_cache for
@@ -417,6 +422,25 @@ _NO_MODULE_HANDLERS = frozenset({"default-handler", "none", "", "default"})
 _PREFORK_ONLY = frozenset({"minspareservers", "maxspareservers"})
 _THREADED_ONLY = frozenset({"threadsperchild", "minsparethreads", "maxsparethreads", "threadlimit"})
 
+#: ``Mutex`` names -> the module that registers them (measured on Debian's 2.4.71: each shared module
+#: loaded alone, every name ``apache2 -t`` then accepts). Names are case-sensitive; ``default`` needs none.
+MUTEX_NAMES = {
+    "rewrite-map": "rewrite_module",
+    "ssl-cache": "ssl_module",
+    "ssl-stapling": "ssl_module",
+    "ssl-stapling-refresh": "ssl_module",
+    "authdigest-client": "auth_digest_module",
+    "authn-socache": "authn_socache_module",
+    "cache-socache": "cache_socache_module",
+    "ldap-cache": "ldap_module",
+    "lua-ivm-shm": "lua_module",
+    "proxy": "proxy_module",
+    "proxy-balancer-shm": "proxy_balancer_module",
+    "watchdog-callback": "watchdog_module",
+}
+#: The MPMs that register the ``mpm-accept`` mutex (event has no accept mutex).
+_ACCEPT_MUTEX_MPMS = ("mpm_prefork_module", "mpm_worker_module")
+
 _LOGIO_FORMAT = re.compile(r"%(?:\{[^}]*\})?[<>]?[IOS]|%\^F[BU]")
 _BALANCER_URL = re.compile(r"balancer://([^/\s]+)", re.IGNORECASE)
 _LBMETHOD = re.compile(r"^lbmethod=(.+)$", re.IGNORECASE)
@@ -617,6 +641,13 @@ class _Collector:
             module = SOCACHE.get(kind)
             if module:
                 add(item, module, CONFIGTEST, f"socache provider '{kind}'")
+        elif key == "mutex":
+            for name in args[1:]:
+                if name == "mpm-accept" and self.mpm not in _ACCEPT_MUTEX_MPMS:
+                    self.unknown.append(Reason(item.file, item.node.location.line, _short(item), CONFIGTEST,
+                                               f"only prefork and worker register the mpm-accept mutex, not {self.mpm}"))
+                elif name in MUTEX_NAMES:
+                    add(item, MUTEX_NAMES[name], CONFIGTEST, f"the mutex name '{name}'")
         elif key == "addoutputfilterbytype" and args:
             self._filters(item, args[0], CONFIGTEST)
         elif key in ("setoutputfilter", "setinputfilter", "addoutputfilter", "addinputfilter") and args:
@@ -774,6 +805,7 @@ def _choose_mpm(view, target: Target) -> tuple[str, list[Reason]]:
                 return mpm, [Reason("", 0, "(the target's MPM)", STARTUP, f"{mpm} is loaded by the target")]
     prefork: list[Item] = []
     threaded: list[Item] = []
+    accept: list[Item] = []  # Mutex ... mpm-accept: prefork or worker
     for item in view.items:
         if item.live is not Liveness.LIVE:
             continue
@@ -784,6 +816,20 @@ def _choose_mpm(view, target: Target) -> tuple[str, list[Reason]]:
             prefork.append(item)
         elif item.key in _THREADED_ONLY:
             threaded.append(item)
+        elif item.key == "mutex" and "mpm-accept" in item.args[1:]:
+            accept.append(item)
+    accept_reasons = [Reason(i.file, i.node.location.line, _short(i), CONFIGTEST,
+                             "only prefork and worker register the mpm-accept mutex") for i in accept]
+    if accept and threaded and not prefork:
+        return "mpm_worker_module", accept_reasons + [
+            Reason(i.file, i.node.location.line, _short(i), CONFIGTEST, "only threaded MPMs have this directive")
+            for i in threaded
+        ]
+    if accept and not threaded:
+        return "mpm_prefork_module", accept_reasons + [
+            Reason(i.file, i.node.location.line, _short(i), CONFIGTEST, "only the prefork MPM has this directive")
+            for i in prefork
+        ]
     if prefork and not threaded:
         return "mpm_prefork_module", [
             Reason(i.file, i.node.location.line, _short(i), CONFIGTEST, "only the prefork MPM has this directive")
