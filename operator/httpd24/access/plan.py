@@ -72,17 +72,23 @@ def _fs_uncached(scope: Scope, model: Model) -> tuple[str | None, list[str] | No
         return "/", None
     url = location_url(scope)
     if kind == "location" and url is not None:
-        mapped = model.filename(url, scope.vhost)
-        roots = [normalize_dir(mapped)]
-        key = id(scope.vhost) if scope.vhost is not None else None
-        for prefix, target in model.aliases.get(key, []) + (model.aliases.get(None, []) if key is not None else []):
-            if prefix.startswith(url.rstrip("/") + "/") or url in ("", "/"):
-                roots.append(normalize_dir(target))
-        certain = normalize_dir(posixpath.dirname(mapped.rstrip("/")) or "/")
-        if url.endswith("/"):
-            certain = normalize_dir(mapped)
+        # A server-level Location applies in every virtual host too, each mapping URLs by its own
+        # DocumentRoot and Aliases.
+        servers = [scope.vhost] if scope.vhost is not None else [None, *model.vhosts]
+        roots: list[str] = []
+        certain: str | None = None
+        for vhost in servers:
+            mapped = model.filename(url, vhost)
+            roots.append(normalize_dir(mapped))
+            key = id(vhost) if vhost is not None else None
+            for prefix, target in model.aliases.get(key, []) + (model.aliases.get(None, []) if key is not None else []):
+                if prefix.startswith(url.rstrip("/") + "/") or url in ("", "/"):
+                    roots.append(normalize_dir(target))
+            here = normalize_dir(mapped) if url.endswith("/") else normalize_dir(posixpath.dirname(mapped.rstrip("/")) or "/")
+            certain = here if certain in (None, here) else "/"
+        roots = list(dict.fromkeys(roots))
         if len(roots) > 1:
-            certain = "/"  # an Alias below the path maps some of its URLs elsewhere
+            certain = "/"  # an Alias below the path, or another virtual host, maps some of its URLs elsewhere
         return certain, roots
     if kind == "directorymatch" and (found := regex_prefix(scope.pattern)) is not None:
         directory = normalize_dir(found[0])
