@@ -304,6 +304,8 @@ class Server(kopf.WebhookServer):
                 data = json.loads(await request.text())
             except (ValueError, UnicodeDecodeError) as error:
                 return _bad_request(f"the body is not JSON: {error}")
+            except RecursionError:  # "[[[[..." deeper than the parser's stack: not an AdmissionReview
+                return _bad_request("the body is not an AdmissionReview: JSON nested too deeply")
             reason = review.check_review(data)
             if reason is not None:
                 return _bad_request(reason)

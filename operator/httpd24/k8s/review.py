@@ -14,10 +14,14 @@ How a ConfigMap is read (documented for users in the README, *Modes and policies
   ``/etc/httpd24`` itself, so ``config-dir`` defaults to the server root;
 * the entry file is ``httpd.conf`` unless ``httpd24.io/entry`` names another key;
   ``Include extra.conf`` or ``Include /etc/httpd24/vhost-*.conf`` reach
-  other keys; when the entry key exists, only the keys it reaches are
-  configuration (others, such as html pages or mime types, are left alone);
-  without it every text key is linted on its own;
-* binaryData values with NUL bytes are not configuration and are skipped;
+  other keys. Every key is reviewed all the same: a key the entry does not
+  reach is linted on its own, as the engine lints a file nothing includes, and
+  its errors count, because the HttpdServer's ``spec.entry`` (not this
+  annotation) decides what the pods read, so any key may be an entry;
+* a key no Include reaches that is not configuration (it does not parse, or it
+  is a binaryData value with NUL bytes: an html page, an image) is left alone,
+  and a warning names it. A NUL byte in a key that is reached (or is the entry)
+  is a problem: httpd would read that key, the review cannot;
 * ``httpd24.io/source-version`` (``auto``, ``2.2``, ``2.4``) says what the configuration
   ran on before, as ``--source-version`` does (:mod:`httpd24.engine.source`).
 
@@ -25,7 +29,9 @@ Two stages, one per webhook:
 
 * ``mutate``: in ``migrate`` mode rewrites the files to their 2.4 form and
   keeps the original as a gzip'ed tar in the ``httpd24.io/original``
-  annotation; denies what cannot be migrated safely. In every mode it records
+  annotation (per key, the text before httpd24 first changed it: later updates
+  keep it); denies what cannot be migrated safely, or would not fit the
+  object's size limits. In every mode it records
   the review (mode, finding counts) in annotations the operator reads.
 * ``validate``: ``enforce`` (and ``migrate`` as a backstop) deny live errors;
   warnings go back as admission warnings; ``warn`` sends one warning per
@@ -87,6 +93,8 @@ MAX_WARNINGS = 25
 WARNING_WIDTH = 120
 #: metadata.annotations may hold at most 256 KiB in total (apimachinery ValidateAnnotationsSize).
 ANNOTATIONS_LIMIT = 256 * 1024
+#: data and binaryData values may hold at most 1 MiB in total (ValidateConfigMap; keys do not count).
+CONFIGMAP_LIMIT = 1024 * 1024
 
 
 
@@ -204,11 +212,15 @@ def _annotations(body: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def extract_files(body: Mapping[str, Any]) -> tuple[dict[str, bytes], dict[str, str], list[Problem], list[str]]:
-    """The files of a ConfigMap: (files, origin key -> "data"|"binaryData", problems, skipped keys)."""
+    """The files of a ConfigMap: (files, origin key -> "data"|"binaryData", problems, binary keys).
+
+    Binary keys are binaryData values with NUL bytes: not in ``files`` (no parser reads them);
+    whether they are a problem depends on whether the entry reaches them (:func:`_analyze_trees`).
+    """
     files: dict[str, bytes] = {}
     origin: dict[str, str] = {}
     problems: list[Problem] = []
-    skipped: list[str] = []
+    binary_keys: list[str] = []
     data = body.get("data")
     if data is not None and not isinstance(data, Mapping):
         problems.append(Problem("data", 0, 0, "data is not a map of keys to strings"))
@@ -236,15 +248,16 @@ def extract_files(body: Mapping[str, Any]) -> tuple[dict[str, bytes], dict[str, 
             problems.append(Problem(str(key), 0, 0, "binaryData value is not valid base64"))
             continue
         if b"\0" in raw:
-            skipped.append(key)  # a binary file (a DER certificate, an image): not configuration
+            binary_keys.append(key)  # an image, a DER certificate... or a configuration hiding behind a NUL
             continue
         files[key] = raw
         origin[key] = "binaryData"
-    return files, origin, problems, skipped
+    return files, origin, problems, binary_keys
 
 
 def _reachable(configset: ConfigSet, entry_name: str, broken: Iterable[str]) -> set[str]:
-    """Names the entry reaches through Include lines (statically, every branch), broken files too."""
+    """Names the entry reaches through Include lines (statically, every branch), including the
+    ``broken`` names (files that did not parse, binary keys): an Include can name them too."""
     reached = {entry_name}
     todo = [entry_name]
     known = set(configset.documents) | set(broken)
@@ -276,6 +289,7 @@ class Analysis:
     origin: dict[str, str]
     problems: list[Problem]
     findings: list[Finding]  # on the files as given (Finding.file is a key)
+    #: Keys left alone: no Include reaches them and they are not configuration (a warning names them).
     skipped: list[str] = field(default_factory=list)
     #: Whether migrate ran to the end (``applied``/``remaining``/``migrated`` are its result).
     migrated_ok: bool = False
@@ -319,11 +333,14 @@ class _Cache:
 CACHE = _Cache()
 
 
-def _cache_key(files: Mapping[str, bytes], layout: Layout, migrate: bool) -> str:
+def _cache_key(files: Mapping[str, bytes], origin: Mapping[str, str], binary: Iterable[str], layout: Layout,
+               migrate: bool) -> str:
+    """What the analysis depends on: the bytes, and also which section each key is in (the patch
+    writes a migrated key back where it came from) and the names of the binary keys."""
     digest = hashlib.sha256()
-    digest.update(repr((layout, migrate)).encode())
+    digest.update(repr((layout, migrate, sorted(binary))).encode("utf-8", "surrogateescape"))
     for key in sorted(files):
-        digest.update(b"\0" + key.encode("utf-8", "surrogateescape") + b"\0")
+        digest.update(b"\0" + key.encode("utf-8", "surrogateescape") + b"\0" + origin.get(key, "").encode() + b"\0")
         digest.update(hashlib.sha256(files[key]).digest())
     return digest.hexdigest()
 
@@ -348,12 +365,12 @@ def analyze(
     layout = layout_of(body, notes)
     if defaults is not None:
         layout = replace(layout, defaults=defaults)
-    files, origin, problems, skipped = extract_files(body)
-    key = _cache_key(files, layout, migrate)
+    files, origin, problems, binary = extract_files(body)
+    key = _cache_key(files, origin, binary, layout, migrate)
     cached = CACHE.get(key)
     if cached is not None and not problems:
         return cached
-    analysis = _analyze(files, origin, problems, skipped, layout, migrate)
+    analysis = _analyze(files, origin, problems, binary, layout, migrate)
     if not problems:
         CACHE.put(key, analysis)
         if migrate and analysis.migrated_ok and not analysis.problems:
@@ -361,13 +378,13 @@ def analyze(
             after = dict(files)
             after.update(analysis.migrated)
             CACHE.put(
-                _cache_key(after, layout, False),
-                Analysis(layout, after, origin, [], analysis.remaining, skipped, silenced=analysis.silenced),
+                _cache_key(after, origin, binary, layout, False),
+                Analysis(layout, after, origin, [], analysis.remaining, analysis.skipped, silenced=analysis.silenced),
             )
     return analysis
 
 
-def _analyze(files, origin, problems, skipped, layout: Layout, migrate: bool) -> Analysis:
+def _analyze(files, origin, problems, binary, layout: Layout, migrate: bool) -> Analysis:
     """The analysis, holding no parsed tree: it is cached, and trees are megabytes.
 
     The collector is paused for the whole review and the trees are freed by
@@ -375,25 +392,42 @@ def _analyze(files, origin, problems, skipped, layout: Layout, migrate: bool) ->
     must not find them), so a review costs no garbage collection.
     """
     with trees_freed_before_collection() as trees:
-        return _analyze_trees(files, origin, problems, skipped, layout, migrate, trees)
+        return _analyze_trees(files, origin, problems, binary, layout, migrate, trees)
 
 
-def _analyze_trees(files, origin, problems, skipped, layout: Layout, migrate: bool, trees) -> Analysis:
+#: Why a binary key the entry reaches is denied (enforce, migrate) or warned about (warn).
+NUL_REASON = ("holds NUL bytes, yet httpd reads it as configuration (it is the entry, or an Include reaches it) "
+              "and httpd24 cannot review it; remove the NUL bytes")
+
+
+def _analyze_trees(files, origin, problems, binary, layout: Layout, migrate: bool, trees) -> Analysis:
+    """Every key is linted: those the entry reaches as httpd reads them, the others on their own.
+
+    Only a key nothing reaches may be left alone, and only when it is not configuration (it does
+    not parse, or holds NUL bytes): the operator serves the HttpdServer's entry, which need not be
+    this ConfigMap's ``httpd24.io/entry``, so a key that parses could be what the pods read.
+    """
     named = {layout.name(k): v for k, v in files.items()}
     entry_name = layout.name(layout.entry)
-    configset = api.load_mapping(named, entry=entry_name, server_root=layout.server_root)
+    binary_names = {layout.name(k) for k in binary}
+    has_entry = entry_name in named or entry_name in binary_names
+    configset = api.load_mapping(named, entry=entry_name if entry_name in named else None,
+                                 server_root=layout.server_root)
     trees.append(configset)
-    if entry_name in named:
+    problems = list(problems)
+    skipped = sorted(binary)  # without an entry no Include reaches them
+    if has_entry:
         broken = {e.file for e in configset.errors}
-        reached = _reachable(configset, entry_name, broken)
-        if len(reached) < len(named):
-            named = {n: v for n, v in named.items() if n in reached}
-            configset = api.load_mapping(named, entry=entry_name, server_root=layout.server_root)
+        reached = _reachable(configset, entry_name, broken | binary_names)
+        problems += [Problem(layout.key(n), 0, 0, NUL_REASON) for n in sorted(binary_names & reached)]
+        unreadable = broken - reached
+        skipped = sorted(layout.key(n) for n in unreadable | (binary_names - reached))
+        if unreadable:
+            named = {n: v for n, v in named.items() if n not in unreadable}
+            configset = api.load_mapping(named, entry=entry_name if entry_name in named else None,
+                                         server_root=layout.server_root)
             trees.append(configset)
-    else:
-        configset = api.load_mapping(named, entry=None, server_root=layout.server_root)
-        trees.append(configset)
-    problems = list(problems) + [_problem(e, layout) for e in configset.errors]
+    problems += [_problem(e, layout) for e in configset.errors]
     analysis = Analysis(layout, files, origin, problems, [], skipped)
     if problems:
         return analysis
@@ -439,12 +473,19 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}" + ("" if count == 1 else "s")
 
 
+def _printable(text: str) -> str:
+    """One line with every character a terminal could act on (escapes, controls, bidi overrides,
+    U+2028) shown as ``?``: kubectl prints a denial raw, and its text quotes the user's input."""
+    text = _one_line(text)
+    return text if text.isprintable() else "".join(ch if ch.isprintable() else "?" for ch in text)
+
+
 def denial_text(
     mode: Mode, lines: list[str], *, what: str = "must be fixed for httpd 2.4", limit: int = MAX_DENIAL_LINES
 ) -> str:
-    """First line: how many problems and the mode; then one line each, capped."""
+    """First line: how many problems and the mode; then one printable line each, capped."""
     head = f"{_plural(len(lines), 'problem')} {what} (httpd24 mode: {mode}):"
-    shown = lines[:limit]
+    shown = [_printable(line) for line in lines[:limit]]
     out = [head, *shown]
     if len(lines) > len(shown):
         out.append(f"... and {len(lines) - len(shown)} more (httpd24 lint shows all)")
@@ -472,24 +513,30 @@ def finding_warning(finding: Finding, width: int = WARNING_WIDTH) -> str:
 
 def finding_warnings(findings: list[Finding], mode: Mode, *, limit: int = MAX_WARNINGS) -> list[str]:
     """One warning per finding, each at most 120 characters, with a summary first when there are many."""
-    if not findings:
-        return []
     if len(findings) <= limit:
         return [finding_warning(f) for f in findings]
-    lines = [finding_warning(f) for f in findings[: limit - 1]]
     errors = sum(1 for f in findings if f.severity is Severity.ERROR)
-    summary = clip(
-        f"httpd24 (mode {mode}): {_plural(len(findings), 'finding')} ({_plural(errors, 'error')}); "
-        f"first {limit - 1} shown, httpd24 lint shows all"
-    )
-    rest = len(findings) - (limit - 1)
-    return [summary, *lines] + ([clip(f"... and {rest} more (httpd24 lint shows all)")] if rest else [])
+    what = f"{_plural(len(findings), 'finding')} ({_plural(errors, 'error')})"
+    return _capped(what, [finding_warning(f) for f in findings[: limit - 1]], len(findings), mode, limit)
+
+
+def problem_warnings(problems: list[Problem], mode: Mode, *, limit: int = MAX_WARNINGS) -> list[str]:
+    """:func:`finding_warnings` for input httpd cannot read (warn mode allows it, and says so)."""
+    if len(problems) <= limit:
+        return [clip(f"httpd24 (mode {mode}): {p}") for p in problems]
+    lines = [clip(f"httpd24 (mode {mode}): {p}") for p in problems[: limit - 1]]
+    return _capped(_plural(len(problems), "problem") + " httpd cannot read", lines, len(problems), mode, limit)
+
+
+def _capped(what: str, shown: list[str], total: int, mode: Mode, limit: int) -> list[str]:
+    """A summary, the first ``limit - 1`` warnings, and how many more: the apiserver keeps 4 KiB of warnings."""
+    summary = clip(f"httpd24 (mode {mode}): {what}; first {limit - 1} shown, httpd24 lint shows all")
+    return [summary, *shown, clip(f"... and {total - len(shown)} more (httpd24 lint shows all)")]
 
 
 def counts(findings: Iterable[Finding]) -> str:
     """``HT101=2,HT501=1``: codes and counts, sorted by code."""
-    tally = Counter(f.code for f in findings)
-    return ",".join(f"{code}={n}" for code, n in sorted(tally.items()))
+    return _format_counts(Counter(f.code for f in findings))
 
 
 # -- original text -----------------------------------------------------------------------------------
@@ -622,8 +669,8 @@ def review(
 
 #: What the review reads of a ConfigMap besides its data and binaryData.
 INPUT_ANNOTATIONS = (ANN_MODE, ANN_ENTRY, ANN_SERVER_ROOT, ANN_CONFIG_DIR, ANN_DEFAULTS, ANN_SOURCE_VERSION)
-UNCHANGED_WARNING = ("httpd24: the configuration is unchanged by this update, so it is let through as it was "
-                     "stored (a changed configuration is reviewed; `httpd24 lint` shows its findings)")
+UNCHANGED_WARNING = ("httpd24: the configuration is unchanged by this update, so it is let through as stored "
+                     "(`httpd24 lint` reviews it)")
 
 
 def unchanged_input(new: Mapping[str, Any], old: Mapping[str, Any] | None) -> bool:
@@ -687,30 +734,40 @@ def _mutate(decision: Decision, analysis: Analysis, mode: Mode, body, name, name
     _record(decision, analysis.remaining, [], mode)
     if not analysis.migrated:
         return decision
-    changed = {key: analysis.files[key] for key in analysis.migrated}
-    original = encode_original(changed)
+    # The original of a key is the text before httpd24 first changed it, kept on later updates: an
+    # edit of migrated text must not make that text the "original", and httpd24 cannot tell such an
+    # edit from new text (the user's newest text is in their manifest; the first one only here).
+    # Keys migrated for the first time are added; originals of keys that are gone are dropped.
+    kept = _kept_original(body)
+    originals = {key: text for key, text in kept.items() if key in analysis.files}
+    for key in analysis.migrated:
+        originals.setdefault(key, analysis.files[key])
+    original = encode_original(originals)
     for key, data in analysis.migrated.items():
         if analysis.origin.get(key) == "binaryData":
             decision.binary_data[key] = base64.b64encode(data).decode("ascii")
         else:
             decision.data[key] = data.decode("utf-8", "surrogateescape")
-    decision.annotations[ANN_MIGRATED] = counts(analysis.applied)
+    earlier = _parse_counts(_annotations(body).get(ANN_MIGRATED)) if kept else Counter()
+    decision.annotations[ANN_MIGRATED] = _format_counts(earlier + Counter(f.code for f in analysis.applied))
     decision.annotations[ANN_ORIGINAL] = original
-    size = _annotations_size(body, decision.annotations)
-    if size > ANNOTATIONS_LIMIT:
+    too_large = None
+    size = _data_size(body, decision.data, decision.binary_data)
+    if size > CONFIGMAP_LIMIT:
+        too_large = (f"the migrated ConfigMap would hold {size} bytes of data and binaryData "
+                     f"(limit {CONFIGMAP_LIMIT}); make it smaller or split it (`httpd24 migrate` shows the migrated text)")
+    else:
+        size = _annotations_size(body, decision.annotations)
+        if size > ANNOTATIONS_LIMIT:
+            too_large = (f"{analysis.layout.entry}: the original text cannot be kept in the object: annotations would "
+                         f"take {size} bytes (limit {ANNOTATIONS_LIMIT}); run `httpd24 migrate` and apply its output, "
+                         "or split the ConfigMap")
+    if too_large:
         decision.allowed = False
         decision.result = "denied"
         decision.data.clear()
         decision.binary_data.clear()
-        decision.message = denial_text(
-            mode,
-            [
-                f"{analysis.layout.entry}: the original text cannot be kept in the object: annotations would take "
-                f"{size} bytes (limit {ANNOTATIONS_LIMIT}); run `httpd24 migrate` and apply its output, "
-                "or split the ConfigMap"
-            ],
-            what="cannot be migrated safely",
-        )
+        decision.message = denial_text(mode, [too_large], what="cannot be migrated safely")
         return decision
     decision.result = "migrated"
     decision.warnings.append(
@@ -731,14 +788,61 @@ def original_command(name: str, namespace: str) -> str:
     )
 
 
+def _kept_original(body: Mapping[str, Any]) -> dict[str, bytes]:
+    """The originals an earlier migration kept in the object ({} when none, or when they do not decode)."""
+    text = _annotations(body).get(ANN_ORIGINAL)
+    if not isinstance(text, str):
+        return {}
+    try:
+        return decode_original(text)
+    except ValueError:
+        return {}
+
+
+def _parse_counts(text: object) -> Counter:
+    """``HT101=2,HT501=1`` back into counts (parts that are not ``CODE=N`` are dropped)."""
+    out: Counter = Counter()
+    for part in text.split(",") if isinstance(text, str) else ():
+        code, _, number = part.strip().partition("=")
+        if code and number.isdigit():
+            out[code] += int(number)
+    return out
+
+
+def _format_counts(tally: Counter) -> str:
+    return ",".join(f"{code}={n}" for code, n in sorted(tally.items()))
+
+
+def _utf8_size(text: object) -> int:
+    """Bytes, as the apiserver (Go) counts a string: lone surrogates from JSON count as U+FFFD would."""
+    return len(str(text).encode("utf-8", "surrogatepass"))
+
+
+def _data_size(body: Mapping[str, Any], data: Mapping[str, str], binary_data: Mapping[str, str]) -> int:
+    """The size the apiserver checks against 1 MiB: data values in UTF-8 bytes plus decoded binaryData values."""
+    total = 0
+    current = body.get("data")
+    merged = {**(current if isinstance(current, Mapping) else {}), **data}
+    total += sum(_utf8_size(v) for v in merged.values() if isinstance(v, str))
+    current = body.get("binaryData")
+    merged = {**(current if isinstance(current, Mapping) else {}), **binary_data}
+    for value in merged.values():
+        try:
+            total += len(base64.b64decode(value, validate=True))
+        except (binascii.Error, ValueError, TypeError):
+            total += _utf8_size(value)  # the review denied it before getting here
+    return total
+
+
 def _annotations_size(body: Mapping[str, Any], changes: Mapping[str, str | None]) -> int:
+    """Keys and values in bytes, as apimachinery's ValidateAnnotationsSize counts them."""
     merged = dict(_annotations(body))
     for key, value in changes.items():
         if value is None:
             merged.pop(key, None)
         else:
             merged[key] = value
-    return sum(len(str(k)) + len(str(v)) for k, v in merged.items())
+    return sum(_utf8_size(k) + _utf8_size(v) for k, v in merged.items())
 
 
 def _validate(decision: Decision, analysis: Analysis, mode: Mode, notes: list[str]) -> Decision:
@@ -746,6 +850,9 @@ def _validate(decision: Decision, analysis: Analysis, mode: Mode, notes: list[st
         counts = Counter(f.code for f in analysis.silenced)
         notes = notes + [f"httpd24: {_plural(len(analysis.silenced), 'finding')} silenced by `# httpd24: ignore` "
                          f"marks in the configuration ({', '.join(f'{c} x{n}' for c, n in sorted(counts.items()))})"]
+    if analysis.skipped:  # never silent either: these keys are not reviewed
+        notes = notes + [f"httpd24: not configuration and no Include reaches them, left alone: "
+                         f"{', '.join(analysis.skipped)}"]
     decision.warnings.extend(clip(n) for n in notes)
     if analysis.problems:
         if mode >= Mode.MIGRATE:
@@ -753,7 +860,7 @@ def _validate(decision: Decision, analysis: Analysis, mode: Mode, notes: list[st
             decision.result = "denied"
             decision.message = _problem_denial(mode, analysis.problems)
         elif mode is Mode.WARN:
-            decision.warnings.extend(clip(f"httpd24 (mode warn): {p}") for p in analysis.problems[:MAX_WARNINGS])
+            decision.warnings.extend(problem_warnings(analysis.problems, mode))
         return decision
     findings = analysis.findings
     decision.findings = findings
