@@ -2,9 +2,9 @@
 
 Exit codes (every command): 0 success / nothing to report; 1 findings at or
 above ``--fail-on`` (lint), something would change (``migrate --check``),
-findings that need a person remain (``migrate``), or ``--verify`` found a
-difference; 2 usage errors, unreadable input or configurations httpd could not
-parse.
+findings that need a person remain (``migrate``: errors and warnings, not
+notes), or ``--verify`` found a difference; 2 usage errors, unreadable input or
+configurations httpd could not parse.
 """
 
 from __future__ import annotations
@@ -54,6 +54,8 @@ def _rule_codes(value: str) -> list[str]:
     """``--select``/``--ignore``: comma-separated codes or prefixes. One that names no rule is a usage
     error, as in ruff: a typo (``HT5O1``) would otherwise select nothing and pass CI."""
     codes = [code.strip().upper() for code in value.split(",") if code.strip()]
+    if not codes:  # `--select "$CODES"` with CODES unset would otherwise select every rule
+        raise argparse.ArgumentTypeError("give at least one rule code or prefix (`httpd24 rules` lists them)")
     for code in codes:
         if not names_a_rule(code):
             raise argparse.ArgumentTypeError(f"{code} is no rule code or prefix (`httpd24 rules` lists them)")
@@ -95,15 +97,17 @@ def _sources(
         err.write("httpd24: - (standard input) can be given once\n")
         return [], True
     for path in paths:
+        errors: list[inputs.InputError] = []  # a directory's manifests that could not be read
         try:
             if path == "-":
-                loaded = inputs.from_bytes(stdin_name or "-", sys.stdin.buffer.read(), server_root=server_root)
+                loaded = inputs.from_stream(stdin_name or "-", sys.stdin.buffer, server_root=server_root)
             else:
-                loaded = inputs.load(path, server_root=server_root)
+                loaded = inputs.load(path, server_root=server_root, errors=errors)
         except inputs.InputError as error:
+            errors, loaded = [error], []
+        for error in errors:
             err.write(f"httpd24: {error}\n")
             failed = True
-            continue
         for source in loaded:
             if source.note:
                 err.write(f"httpd24: {source.label}: {source.note}\n")
@@ -202,11 +206,18 @@ def _diff(source: inputs.Source, migration: Migration) -> str:
         shown = source.display(name)
         chunks.extend(
             difflib.unified_diff(
-                before.splitlines(keepends=True), after.splitlines(keepends=True),
+                _lines(before), _lines(after),
                 f"a/{shown.lstrip('/')}", f"b/{shown.lstrip('/')}",
             )
         )
     return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in chunks)
+
+
+def _lines(text: str) -> list[str]:
+    """Lines as patch(1) reads them, ending at \\n only: str.splitlines also breaks at \\r, \\f, \\v,
+    \\x1c-\\x1e, \\x85 and \\u2028, and a diff cut there does not apply."""
+    lines = text.split("\n")
+    return [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
 
 
 class _Block(str):
@@ -259,19 +270,63 @@ def _write(source: inputs.Source, migration: Migration, err) -> bool:
 
 
 def _replace_file(path: str, data: bytes, err) -> bool:
-    """``path`` now holds ``data`` (atomically, with its permissions), or it is left as it was and False."""
+    """``path`` now holds ``data`` (atomically, with its owner, group and permissions), or it is left as
+    it was and False."""
     path = os.path.realpath(path)  # through a link (Debian's mods-enabled/): the file, not the link, changes
     tmp = path + ".httpd24.tmp"
     try:
-        mode = os.stat(path).st_mode & 0o7777
+        info = os.stat(path)
+        if info.st_nlink > 1:
+            # A new file renamed over this name would part it from its other hard links, which would keep
+            # the old text: the one file they share is rewritten instead (not atomically).
+            return _rewrite_in_place(path, data, err)
         with open(tmp, "wb") as handle:
             handle.write(data)
-        os.chmod(tmp, mode)
+        try:  # before chmod: chown clears the set-id bits
+            os.chown(tmp, info.st_uid, info.st_gid)
+        except PermissionError:  # not root: the file is ours, and so is the group when we may give it
+            try:
+                os.chown(tmp, -1, info.st_gid)
+            except PermissionError:
+                pass
+        os.chmod(tmp, info.st_mode & 0o7777)
         os.replace(tmp, path)
     except OSError as error:
         err.write(f"httpd24: cannot write {path}: {error.strerror}; it is left as it was\n")
         if os.path.isfile(tmp):  # our own half-written temp file, nothing else
             os.unlink(tmp)
+        return False
+    return True
+
+
+def _need_a_person(migration: Migration) -> list[Finding]:
+    """What the migration left that a person must decide: every finding but the notes (INFO). The
+    summary lists these and ``migrate`` exits 1 for them, so the two never disagree; a warning a
+    person has looked at is silenced by a ``# httpd24: ignore`` mark."""
+    return [f for f in migration.remaining if f.severity is not Severity.INFO]
+
+
+def _rewrite_in_place(path: str, data: bytes, err) -> bool:
+    """``path`` overwritten with ``data``; on a failed write (a full disk) its old bytes are put back,
+    in the blocks they held, so that it is left as it was. Unbuffered, so no failed write lingers."""
+
+    def put(handle, content: bytes) -> None:
+        handle.seek(0)
+        view = memoryview(content)
+        while view:
+            view = view[handle.write(view):]
+        handle.truncate(len(content))
+
+    try:
+        with open(path, "r+b", buffering=0) as handle:
+            old = handle.readall()
+            try:
+                put(handle, data)
+            except OSError:
+                put(handle, old)
+                raise
+    except OSError as error:
+        err.write(f"httpd24: cannot write {path}: {error.strerror}; it is left as it was\n")
         return False
     return True
 
@@ -286,10 +341,12 @@ def _summary(source: inputs.Source, migration: Migration, err) -> None:
     for failure in migration.failures:
         err.write(f"{source.label}: {failure}\n")
     # Locations below are in the migrated files.
-    manual = [f for f in migration.remaining if f.severity is not Severity.INFO]
+    manual = _need_a_person(migration)
     notes = [f for f in migration.remaining if f.severity is Severity.INFO]
     if manual:
-        err.write(f"{source.label}: {len(manual)} finding(s) need a person (lines of the migrated files):\n")
+        errors = sum(1 for f in manual if f.severity is Severity.ERROR)
+        err.write(f"{source.label}: {len(manual)} finding(s) need a person ({errors} error, {len(manual) - errors} "
+                  "warning; lines of the migrated files):\n")
         for finding in manual:
             err.write(f"  manual  {report.text_line(finding, source.display(finding.file))}\n")
     for finding in notes:
@@ -299,8 +356,10 @@ def _summary(source: inputs.Source, migration: Migration, err) -> None:
 
 
 def cmd_migrate(args: argparse.Namespace, out, err) -> int:
-    if args.write and "-" in args.paths:
-        err.write("httpd24: --write cannot write standard input back; drop --write (the migrated text goes to "
+    streams = [path for path in args.paths if inputs.is_stream(path)]
+    if args.write and streams:
+        what = "standard input" if streams[0] == "-" else f"{streams[0]} (not a regular file)"
+        err.write(f"httpd24: --write cannot write {what} back; drop --write (the migrated text goes to "
                   "standard output)\n")
         return 2
     sources, failed = _sources(args.paths, err, args.stdin_filename, args.server_root)
@@ -324,7 +383,7 @@ def cmd_migrate(args: argparse.Namespace, out, err) -> int:
             failed |= _report_parse_errors(source, [migration.cycle], err)
             continue
         would_change |= bool(migration.changed)
-        needs_person |= any(f.severity is Severity.ERROR for f in migration.remaining)
+        needs_person |= bool(_need_a_person(migration))
         if args.check:
             for name in sorted(migration.changed):
                 out.write(f"would migrate {source.display(name)}\n")

@@ -5,6 +5,7 @@ A path is one of:
 * a file: a configuration with every file its Includes reach on disk (:mod:`.config.disk`);
 * a directory: every text file under it, the entry being ``httpd.conf`` or
   ``apache2.conf`` when present (else every file is linted on its own);
+* a pipe or FIFO (bash's ``<(...)``, ``/dev/stdin``): read once, as standard input is;
 * a Kubernetes manifest (``.yaml``/``.yml``/``.json``) holding ConfigMaps: each
   ConfigMap's keys are its files, the entry is ``httpd.conf`` unless the
   ``httpd24.io/entry`` annotation names another.
@@ -15,16 +16,21 @@ or ``manifest.yaml[namespace/name]:key`` for ConfigMaps.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import stat
 from dataclasses import dataclass, field
 
-from .config import ConfigSet, disk
+from .config import ConfigSet, configset as _configset, disk
 from .config.configset import not_configuration
 
 ENTRY_ANNOTATION = "httpd24.io/entry"
 SERVER_ROOT_ANNOTATION = "httpd24.io/server-root"
 DEFAULT_SERVER_ROOT = "/usr/local/apache2"
+
+
+NOT_CONFIGURATION = "not an httpd configuration; pass a configuration file, a directory or a manifest"
 
 
 class InputError(Exception):
@@ -66,7 +72,13 @@ def load_manifest_objects(path: str, data: bytes) -> list[dict]:
             loaded = json.loads(text)
         except ValueError as error:
             raise InputError(f"{path}: not valid JSON ({error}); pass a ConfigMap manifest or a configuration file")
-        objects = loaded.get("items", [loaded]) if isinstance(loaded, dict) else loaded
+        if isinstance(loaded, dict):
+            objects = _field(loaded, "items", list, path) if "items" in loaded else [loaded]
+        elif isinstance(loaded, list):
+            objects = loaded
+        else:
+            raise InputError(f"{path}: not a Kubernetes object or a list of them; pass a ConfigMap manifest or a "
+                             "configuration file")
     else:
         try:
             import yaml
@@ -77,47 +89,101 @@ def load_manifest_objects(path: str, data: bytes) -> list[dict]:
         except yaml.YAMLError as error:
             mark = getattr(error, "problem_mark", None)
             where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else path
-            raise InputError(f"{where}: not valid YAML ({getattr(error, 'problem', error)})")
+            helm = "; a Helm template: pass what `helm template` renders" if "{{" in text else ""
+            raise InputError(f"{where}: not valid YAML ({getattr(error, 'problem', error)}){helm}")
         expanded = []
         for obj in objects:
             if isinstance(obj, dict) and obj.get("kind") == "List":
-                expanded.extend(obj.get("items") or [])
+                expanded.extend(_field(obj, "items", list, path))
             else:
                 expanded.append(obj)
         objects = expanded
     return [o for o in objects if isinstance(o, dict)]
 
 
+def _field(obj: dict, name: str, kind: type, where: str):
+    """``obj[name]`` (empty when absent or null), which must be a ``kind``: a manifest written by hand
+    may hold anything, and a wrong shape is the file's error, not a crash that hides the other inputs."""
+    value = obj.get(name)
+    if value is None:
+        return kind()
+    if not isinstance(value, kind):
+        what = {dict: "a mapping", list: "a list", str: "a string"}[kind]
+        raise InputError(f"{where}: {name} must be {what}, not {type(value).__name__}; fix the manifest")
+    return value
+
+
 def configmap_source(obj: dict, label: str, manifest: str | None = None, index: int = 0) -> Source:
-    """A ConfigMap object (as a dict) as a configuration set."""
-    meta = obj.get("metadata") or {}
-    annotations = meta.get("annotations") or {}
-    data = obj.get("data") or {}
+    """A ConfigMap object (as a dict) as a configuration set. Raises InputError on a field of the
+    wrong shape (``metadata: web``), naming ``label`` and the field."""
+    meta = _field(obj, "metadata", dict, label)
+    annotations = _field(meta, "annotations", dict, label)
+    data = _field(obj, "data", dict, label)
     files = {str(k): (v if isinstance(v, str) else str(v)) for k, v in data.items()}
-    entry = annotations.get(ENTRY_ANNOTATION, "httpd.conf")
-    server_root = annotations.get(SERVER_ROOT_ANNOTATION, DEFAULT_SERVER_ROOT)
+    entry = _field(annotations, ENTRY_ANNOTATION, str, label) or "httpd.conf"
+    server_root = _field(annotations, SERVER_ROOT_ANNOTATION, str, label) or DEFAULT_SERVER_ROOT
     configset = ConfigSet.from_mapping(files, entry=entry, server_root=server_root)
     return Source(label, configset, prefix=label, kind="configmap", manifest=manifest, manifest_index=index)
 
 
-def load(path: str, *, server_root: str | None = None) -> list[Source]:
+def load(path: str, *, server_root: str | None = None, errors: list[InputError] | None = None) -> list[Source]:
     """The configurations a command-line path holds. Raises InputError with what to do.
 
     ``server_root``: where a file's relative Includes resolve (default: :func:`.disk.find_server_root`).
+    ``errors``: where a directory's manifests that cannot be read go, so that the rest of the
+    directory is still checked (without it, the first is raised).
     """
-    if not os.path.exists(path):
-        raise InputError(f"{path}: no such file or directory")
-    if os.path.isdir(path):
-        return _load_directory(path)
+    try:
+        info = os.stat(path)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise InputError(f"{path}: a symbolic link loop; pass the file the links should lead to")
+        if error.errno == errno.ENOENT:
+            raise InputError(f"{path}: no such file or directory")
+        raise InputError(f"{path}: cannot read ({error.strerror})")
+    if stat.S_ISDIR(info.st_mode):
+        return _load_directory(path, errors)
+    if not stat.S_ISREG(info.st_mode):
+        # A pipe (bash's <(...), /dev/stdin) or a FIFO gives its bytes once: read it once, as `-` is;
+        # sniffing its head first (not_configuration) would take those bytes away from the read.
+        try:
+            with open(path, "rb") as handle:
+                return from_stream(path, handle, server_root=server_root)
+        except OSError as error:
+            raise InputError(f"{path}: cannot read ({error.strerror})")
     reason = not_configuration(path)
     if reason:
-        raise InputError(f"{path}: {reason}, not an httpd configuration; pass a configuration file, a directory or a manifest")
+        raise InputError(f"{path}: {reason}, {NOT_CONFIGURATION}")
     try:
         with open(path, "rb") as handle:
             data = handle.read()
     except OSError as error:
         raise InputError(f"{path}: cannot read ({error.strerror})")
     return from_bytes(path, data, server_root=server_root, on_disk=True)
+
+
+def from_stream(path: str, handle, *, server_root: str | None = None) -> list[Source]:
+    """The configurations of what ``handle`` (standard input, a pipe) gives, read as the file ``path``:
+    refused as a file on disk would be when binary or too large, reading no more than that limit."""
+    limit = _configset.MAX_CONFIGURATION_BYTES
+    data = handle.read(limit + 1)
+    if b"\0" in data:
+        raise InputError(f"{path}: a binary file, {NOT_CONFIGURATION}")
+    if len(data) > limit:
+        raise InputError(f"{path}: more than {limit // (1024 * 1024)} MiB, too large for a configuration, "
+                         f"{NOT_CONFIGURATION}")
+    return from_bytes(path, data, server_root=server_root)
+
+
+def is_stream(path: str) -> bool:
+    """Whether ``path`` is read as a stream (``-``, a pipe, a FIFO, a device): nothing to write back to."""
+    if path == "-":
+        return True
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
 
 
 def from_bytes(path: str, data: bytes, *, server_root: str | None = None, on_disk: bool = False) -> list[Source]:
@@ -132,7 +198,7 @@ def from_bytes(path: str, data: bytes, *, server_root: str | None = None, on_dis
         if configmaps:
             sources = []
             for index, obj in configmaps:
-                meta = obj.get("metadata") or {}
+                meta = _field(obj, "metadata", dict, path)
                 label = f"{path}[{meta.get('namespace', 'default')}/{meta.get('name', '?')}]"
                 sources.append(configmap_source(obj, label, path if on_disk else None, index))
             return sources
@@ -157,13 +223,22 @@ def _shown(where: str, given: str) -> str:
     return where if relative.startswith("..") else relative
 
 
-def _load_directory(path: str) -> list[Source]:
-    """httpd files of a directory as one configuration; Kubernetes manifests in it as their ConfigMaps."""
+def _load_directory(path: str, errors: list[InputError] | None = None) -> list[Source]:
+    """httpd files of a directory as one configuration; Kubernetes manifests in it as their ConfigMaps.
+    A manifest that cannot be read (a Helm template) goes to ``errors``: the other files are checked."""
     configset = ConfigSet.from_directory(path)
+    configset.skipped.update(_special_files(path))
     manifests = sorted(name for name in configset.documents if _is_manifest(name))
     sources: list[Source] = []
+    failed = False
     for name in manifests:
-        sources.extend(load(os.path.join(path, name)))
+        try:
+            sources.extend(load(os.path.join(path, name)))
+        except InputError as error:
+            if errors is None:
+                raise
+            errors.append(error)
+            failed = True
     if manifests:
         # Parse errors of manifests are not httpd errors: drop those files from the httpd set.
         for name in manifests:
@@ -174,6 +249,23 @@ def _load_directory(path: str) -> list[Source]:
     if configset.documents or configset.errors:
         paths = {name: os.path.join(path, name) for name in configset.documents}
         sources.insert(0, Source(path, configset, prefix=path, kind="directory", paths=paths))
-    if not sources:
+    if not sources and not failed:
         raise InputError(f"{path}: no configuration files or ConfigMap manifests in this directory")
     return sources
+
+
+def _special_files(path: str) -> dict[str, str]:
+    """The FIFOs, sockets and devices under ``path`` (name -> why), which the walk never opens
+    (a FIFO with no writer would block the run for ever): said, so that none is left out unseen."""
+    special = {}
+    for dirpath, _, filenames in os.walk(path, followlinks=False):
+        for filename in filenames:
+            full = os.path.join(dirpath, filename)
+            try:
+                mode = os.stat(full).st_mode
+            except OSError:  # a dangling link
+                continue
+            if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+                what = "a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "not a regular file"
+                special[os.path.relpath(full, path).replace(os.sep, "/")] = f"{what}, never opened"
+    return special

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import urllib.parse
 from typing import Iterable
 
 from . import __version__
@@ -64,6 +65,12 @@ def _rule_descriptor(rule: Rule) -> dict:
     }
 
 
+def _uri(file: str) -> str:
+    """A file as SARIF's ``artifactLocation.uri``, which is a URI reference: a space, ``#`` or ``%`` in
+    a name is percent-encoded (code scanning decodes it back to the path)."""
+    return urllib.parse.quote(file.replace("\\", "/"), safe="/", errors="surrogateescape")
+
+
 def as_sarif(findings: Iterable[tuple[str, Finding]], silenced: Iterable[tuple[str, Finding]] = ()) -> str:
     """A SARIF 2.1.0 log with one run; every registered rule is described. ``silenced`` findings (an
     ``# httpd24: ignore`` mark) are results with an in-source suppression, as code scanning expects."""
@@ -80,7 +87,7 @@ def as_sarif(findings: Iterable[tuple[str, Finding]], silenced: Iterable[tuple[s
             "locations": [
                 {
                     "physicalLocation": {
-                        "artifactLocation": {"uri": file.replace("\\", "/")},
+                        "artifactLocation": {"uri": _uri(file)},
                         "region": {"startLine": finding.line, "startColumn": finding.column},
                     }
                 }
