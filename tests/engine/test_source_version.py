@@ -172,7 +172,8 @@ def test_migrate_verify_judges_the_original_as_the_migration_did(tmp_path, capsy
     the file as 2.4 + mod_access_compat runs it), or verify reports the difference between the two."""
     conf = tmp_path / "site.conf"
     conf.write_text(ACCESS_24)
-    code = main(["migrate", "--verify", "--source-version", source_version, str(conf)])
+    # (only the access rules: under 2.2, HT301's warnings would need a person and fail migrate on their own)
+    code = main(["migrate", "--verify", "--select", "HT5", "--source-version", source_version, str(conf)])
     out = capsys.readouterr().out
     assert code == 0, out
     assert "every status matched" in out
