@@ -227,7 +227,6 @@ def _load_directory(path: str, errors: list[InputError] | None = None) -> list[S
     """httpd files of a directory as one configuration; Kubernetes manifests in it as their ConfigMaps.
     A manifest that cannot be read (a Helm template) goes to ``errors``: the other files are checked."""
     configset = ConfigSet.from_directory(path)
-    configset.skipped.update(_special_files(path))
     manifests = sorted(name for name in configset.documents if _is_manifest(name))
     sources: list[Source] = []
     failed = False
@@ -253,19 +252,3 @@ def _load_directory(path: str, errors: list[InputError] | None = None) -> list[S
         raise InputError(f"{path}: no configuration files or ConfigMap manifests in this directory")
     return sources
 
-
-def _special_files(path: str) -> dict[str, str]:
-    """The FIFOs, sockets and devices under ``path`` (name -> why), which the walk never opens
-    (a FIFO with no writer would block the run for ever): said, so that none is left out unseen."""
-    special = {}
-    for dirpath, _, filenames in os.walk(path, followlinks=False):
-        for filename in filenames:
-            full = os.path.join(dirpath, filename)
-            try:
-                mode = os.stat(full).st_mode
-            except OSError:  # a dangling link
-                continue
-            if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
-                what = "a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "not a regular file"
-                special[os.path.relpath(full, path).replace(os.sep, "/")] = f"{what}, never opened"
-    return special

@@ -14,6 +14,7 @@ import fnmatch
 import os
 import posixpath
 import re
+import stat
 from dataclasses import dataclass, field
 from typing import Iterator, Mapping
 
@@ -168,6 +169,9 @@ class ConfigSet:
                 name = os.path.relpath(full, root).replace(os.sep, "/")
                 real = os.path.realpath(full)
                 if not os.path.isfile(real):
+                    special = _special_file(real)
+                    if special:
+                        skipped[name] = special
                     continue
                 if os.path.islink(full) and real.startswith(root + os.sep):
                     aliases[name] = os.path.relpath(real, root).replace(os.sep, "/")
@@ -240,12 +244,12 @@ class ConfigSet:
         if relative is None:
             if is_wildcard(pattern):
                 # An absolute wildcard outside the server root may still match names given absolutely.
-                matches = sorted(n for n in self.documents if n.startswith("/") and _glob_match(pattern, n))
+                matches = sorted(n for n in self.documents if n.startswith("/") and glob_match(pattern, n))
                 return matches, not matches
             return [], True
         names = list(self.documents) + list(self.aliases)
         if is_wildcard(relative):
-            matches = sorted(n for n in names if _glob_match(relative, n))
+            matches = sorted(n for n in names if glob_match(relative, n))
         elif relative in self.documents or relative in self.aliases:
             matches = [relative]
         else:
@@ -298,13 +302,27 @@ def not_configuration(path: str) -> str:
     return ""
 
 
+def _special_file(path: str) -> str:
+    """Why ``path`` is never opened when it is a FIFO, socket or device ("" otherwise): a FIFO with no
+    writer would block the run for ever, and none is left out unsaid."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:  # a dangling link
+        return ""
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return ""
+    return f"{'a named pipe (FIFO)' if stat.S_ISFIFO(mode) else 'not a regular file'}, never opened"
+
+
 def is_wildcard(pattern: str) -> bool:
     """Whether an Include pattern names a set of files by httpd's wildcards rather than one file."""
     return _GLOB_CHARS.search(pattern) is not None
 
 
-def _glob_match(pattern: str, name: str) -> bool:
-    """httpd's wildcard matching: per path component, ``*`` never crosses ``/``."""
+def glob_match(pattern: str, name: str) -> bool:
+    """httpd's wildcard matching: per path component, ``*`` never crosses ``/``; a pattern of fewer
+    components matches a directory above ``name`` (an Include of it, or a wildcard <Directory>, reaches
+    everything below)."""
     pattern_parts = pattern.split("/")
     name_parts = name.split("/")
     if len(pattern_parts) > len(name_parts):

@@ -522,10 +522,10 @@ def finding_warnings(findings: list[Finding], mode: Mode, *, limit: int = MAX_WA
 
 def problem_warnings(problems: list[Problem], mode: Mode, *, limit: int = MAX_WARNINGS) -> list[str]:
     """:func:`finding_warnings` for input httpd cannot read (warn mode allows it, and says so)."""
-    if len(problems) <= limit:
-        return [clip(f"httpd24 (mode {mode}): {p}") for p in problems]
-    lines = [clip(f"httpd24 (mode {mode}): {p}") for p in problems[: limit - 1]]
-    return _capped(_plural(len(problems), "problem") + " httpd cannot read", lines, len(problems), mode, limit)
+    lines = [clip(f"httpd24 (mode {mode}): {p}") for p in problems]
+    if len(lines) <= limit:
+        return lines
+    return _capped(_plural(len(lines), "problem") + " httpd cannot read", lines[: limit - 1], len(lines), mode, limit)
 
 
 def _capped(what: str, shown: list[str], total: int, mode: Mode, limit: int) -> list[str]:

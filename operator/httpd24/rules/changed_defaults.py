@@ -10,12 +10,10 @@ same fix is then only shown, never applied).
 
 from __future__ import annotations
 
-import fnmatch
 import posixpath
-import re
 
 from ..apache import table
-from ..config import Comment, Directive, Item, Section, edit
+from ..config import Comment, Directive, Item, Section, edit, glob_match, is_wildcard
 from ..engine import Applicability, Rule, Severity, register
 from ._ht2xx import in_directory_context, server_of
 
@@ -315,7 +313,6 @@ class SSLProxyCheckPeerDefault(Rule):
 
 # -- AllowOverride -----------------------------------------------------------------------------
 
-_WILDCARD = re.compile(r"[*?\[]")
 _MAX_CLASSES = ("AuthConfig", "FileInfo", "Indexes", "Limit", "Options")
 
 
@@ -341,7 +338,7 @@ def override_classes(ctx, document_name: str) -> list[str]:
     return sorted(needed)
 
 
-def _covered(path: str, overridden: set[str], wildcards: list[list[str]]) -> bool:
+def _covered(path: str, overridden: set[str], wildcards: list[str]) -> bool:
     """``path`` or one of its parent directories has its own AllowOverride (a set lookup per level), or a
     wildcard <Directory> with one matches them: httpd's directory walk matches a wildcard section against
     as many components of the path as the section has (fnmatch per component, so ``*`` does not cross a
@@ -353,13 +350,7 @@ def _covered(path: str, overridden: set[str], wildcards: list[list[str]]) -> boo
         if level in overridden:
             return True
         level = level.rpartition("/")[0]
-    parts = path.split("/")
-    for pattern in wildcards:
-        if len(pattern) <= len(parts) and all(
-            c == p or fnmatch.fnmatchcase(c, p) for c, p in zip(parts, pattern)
-        ):
-            return True
-    return False
+    return any(glob_match(pattern, path) for pattern in wildcards)
 
 
 def _has_override(section: Section) -> bool:
@@ -406,7 +397,7 @@ def allow_override_for(ctx, directory: str) -> Item | None:
     of the most specific main-server <Directory> (literal or wildcard; httpd ignores it in regex sections)
     that matches it or a parent; None when none sets it (2.2's default All, 2.4's None)."""
     root = ctx.configset.server_root
-    parts = posixpath.join(root, directory).rstrip("/").split("/")
+    target = posixpath.join(root, directory).rstrip("/")
     best, depth = None, -1
     for override in ctx.items("allowoverride"):
         section = override.in_section("directory")
@@ -415,11 +406,9 @@ def allow_override_for(ctx, directory: str) -> Item | None:
         path = _path(section, section.args)
         if path is None:
             continue
-        pattern = posixpath.join(root, path).rstrip("/").split("/")
-        if len(pattern) >= depth and len(pattern) <= len(parts) and all(
-            c == p or fnmatch.fnmatchcase(c, p) for c, p in zip(parts, pattern)
-        ):
-            best, depth = override, len(pattern)
+        pattern = posixpath.join(root, path).rstrip("/")
+        if pattern.count("/") >= depth and glob_match(pattern, target):
+            best, depth = override, pattern.count("/")
     return best
 
 
@@ -511,7 +500,7 @@ class AllowOverrideDefault(Rule):
             else:
                 sections.append((item, path))
         overridden_set = set(overridden)
-        wildcards = [path.split("/") for path in overridden if _WILDCARD.search(path)]
+        wildcards = [path for path in overridden if is_wildcard(path)]
         for item, path in sections:
             if _covered(path, overridden_set, wildcards):
                 continue  # a parent directory (or this one, elsewhere) sets it
