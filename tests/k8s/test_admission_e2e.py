@@ -7,6 +7,7 @@ itself (URL clientConfig, namespaceSelector, objectSelector) and deletes them at
 
 from __future__ import annotations
 
+import base64
 import json
 import signal
 import socket
@@ -492,3 +493,58 @@ def test_requests_for_other_kinds_are_allowed_with_a_warning(webhook):
     assert status == 404 and "use /validate-configmap or /mutate-configmap" in answer["error"]
     status, answer = _post(webhook, "/mutate-configmap", b"\xff not json")
     assert status == 400 and answer["error"].startswith("the body is not JSON")
+
+
+def test_an_entry_annotation_cannot_hide_a_key_from_enforce(cluster, webhook):  # noqa: F811
+    """The pods read the HttpdServer's entry, not this annotation: a key it leaves out is still reviewed."""
+    ns = make_namespace(cluster, webhook, "enforce")
+    files = {"httpd.conf": b"ServerName x\nKeepAlive 5\n", "empty.conf": b"ServerName x\n"}
+    out = cluster.kubectl("apply", "-n", ns, "-f", "-", check=False,
+                          input=manifest("web", files, annotations={"httpd24.io/entry": "empty.conf"}))
+    assert out.returncode == 1
+    assert DENIED + "1 problem must be fixed for httpd 2.4 (httpd24 mode: enforce):\nhttpd.conf:2: HT120 " in out.stderr
+    assert stored(cluster, ns, "web") is None
+
+
+def test_an_included_binary_key_is_denied_not_skipped(cluster, webhook):  # noqa: F811
+    ns = make_namespace(cluster, webhook, "enforce")
+    body = json.loads(manifest("web", {"httpd.conf": b"ServerName x\nInclude extra.conf\n"}))
+    body["binaryData"] = {"extra.conf": base64.b64encode(b"KeepAlive 5\n# \0\n").decode()}
+    out = cluster.kubectl("apply", "-n", ns, "-f", "-", input=json.dumps(body), check=False)
+    assert out.returncode == 1
+    assert "denied the request" in out.stderr and "extra.conf: holds NUL bytes" in out.stderr, out.stderr
+    assert stored(cluster, ns, "web") is None
+
+
+def test_a_migration_over_one_mebibyte_is_denied_with_the_reason(cluster, webhook):  # noqa: F811
+    """MaxClients -> MaxRequestWorkers adds 7 bytes a line: the migrated object would not fit; the webhook
+    says so instead of the apiserver refusing the patched object."""
+    ns = make_namespace(cluster, webhook, "migrate")
+    lines = b"MaxClients 10\n" * 2000
+    padding = b"# padding padding padding padding padding padding padding padding\n"
+    data = lines + padding * ((1_040_000 - len(lines)) // len(padding))
+    out = cluster.kubectl("create", "-n", ns, "-f", "-", input=manifest("big", {"httpd.conf": data}),
+                          check=False, timeout=120)
+    assert out.returncode == 1
+    assert "bytes of data and binaryData (limit 1048576)" in out.stderr.split(MUTATE_DENIED, 1)[1]
+    assert stored(cluster, ns, "big") is None
+
+
+def test_a_second_migration_keeps_the_first_original(cluster, webhook):  # noqa: F811
+    ns = make_namespace(cluster, webhook, "migrate")
+    first = b"ServerName x\nKeepAlive 5\n"
+    cluster.kubectl("apply", "-n", ns, "-f", "-", input=manifest("web", {"httpd.conf": first}))
+    migrated = stored(cluster, ns, "web")["data"]["httpd.conf"]
+    edited = migrated + "MaxClients 10\n"
+    cluster.kubectl("patch", "configmap", "web", "-n", ns, "--type", "merge",
+                    "-p", json.dumps({"data": {"httpd.conf": edited}}))
+    body = stored(cluster, ns, "web")
+    assert body["data"]["httpd.conf"] == migrated + "MaxRequestWorkers 10\n"
+    assert review.decode_original(body["metadata"]["annotations"]["httpd24.io/original"]) == {"httpd.conf": first}
+
+
+def test_a_body_past_the_limit_gets_413_with_a_reason(webhook):
+    from httpd24.k8s.admission import MAX_REVIEW_BYTES
+
+    status, answer = _post(webhook, "/validate-configmap", b" " * (MAX_REVIEW_BYTES + 1))
+    assert status == 413 and "larger than" in answer["error"]

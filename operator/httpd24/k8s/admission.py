@@ -276,6 +276,12 @@ async def validate_configmap(
 
 
 # -- serving ---------------------------------------------------------------------------------------------------------
+#: The largest body read. aiohttp's default (1 MiB, kopf keeps it) refused the review of a ConfigMap near
+#: the apiserver's 1 MiB limit with a bare 413, and an UPDATE's review holds the object twice (object and
+#: oldObject, each up to etcd's 1.5 MiB) with JSON escaping on top.
+MAX_REVIEW_BYTES = 8 * 1024 * 1024
+
+
 class Server(kopf.WebhookServer):
     """kopf's HTTPS webhook server with request checks, metrics and readiness.
 
@@ -301,7 +307,12 @@ class Server(kopf.WebhookServer):
         started = time.perf_counter()
         try:
             try:
-                data = json.loads(await request.text())
+                data = json.loads(await request.clone(client_max_size=MAX_REVIEW_BYTES).text())
+            except aiohttp.web.HTTPRequestEntityTooLarge:
+                metrics.BAD_REQUESTS.labels("malformed").inc()
+                return aiohttp.web.json_response(
+                    {"error": f"the body is larger than {MAX_REVIEW_BYTES} bytes: no AdmissionReview of a ConfigMap is"},
+                    status=413)
             except (ValueError, UnicodeDecodeError) as error:
                 return _bad_request(f"the body is not JSON: {error}")
             except RecursionError:  # "[[[[..." deeper than the parser's stack: not an AdmissionReview
