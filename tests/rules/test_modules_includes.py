@@ -131,8 +131,10 @@ def test_include_external_says_so_without_claiming_failure():
 
 
 @pytest.mark.apache
-def test_include_no_match_real_httpd(httpd):
-    files = {"i.conf": "Include conf.d/*.conf\nServerAdmin a@example.org\n", "conf.d/README": "x\n"}
+@pytest.mark.parametrize("include", ["Include", '"Include"', "Inc\\\nlude"], ids=["plain", "quoted", "split"])
+def test_include_no_match_real_httpd(httpd, include):
+    """httpd reads a quoted name, or one split by a continuation, as the plain name: so must the fix."""
+    files = {"i.conf": f"{include} conf.d/*.conf\nServerAdmin a@example.org\n", "conf.d/README": "x\n"}
     before = configtest(files, "i.conf", ["mpm_event_module"], httpd=httpd)
     assert not before.ok and "No matches for the wildcard" in before.output
     files["i.conf"] = fixed(files["i.conf"], "HT403")
