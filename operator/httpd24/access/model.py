@@ -24,14 +24,16 @@ from __future__ import annotations
 import fnmatch
 import posixpath
 import re
+import dataclasses
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Literal, Sequence
 
 from ..config import ConfigSet, Item, Liveness, Section, Target, module_identifier
 from ..config.gcpause import gc_paused
 from ..engine.source import SourceVersion, judge
-from . import authz22
+from . import authz22, remap
 from . import expr as X
+from .remap import Remap
 from .hosts import AddressError, Entry, in_domain, parse_from
 
 Mode = Literal["2.2", "compat"]
@@ -350,7 +352,9 @@ NATIVE_24_PROVIDERS = frozenset({"all", "ip", "host", "env", "local", "method", 
 #: The conditional sections 2.2 has: a 2.4-only line inside one may sit in a branch that 2.2 skipped.
 CONDITIONS_22_KNOWS = ("ifmodule", "ifdefine", "ifversion")
 
-PHASES = {"server": 0, "vhost": 1, "directory": 2, "htaccess": 2, "directorymatch": 3, "files": 4, "location": 5}
+#: <Proxy> takes <Directory>'s place for proxied requests (research notes §2(d)): the two never meet one request.
+PHASES = {"server": 0, "vhost": 1, "directory": 2, "htaccess": 2, "proxy": 2, "directorymatch": 3, "files": 4,
+          "location": 5}
 
 
 @dataclass(eq=False)
@@ -467,6 +471,10 @@ class Model:
     aliases: dict[int | None, list[tuple[str, str]]]
     vhosts: list[Section]
     server_names: dict[int, list[str]]
+    #: URLs each server (None: the main one) proxies or maps elsewhere (:mod:`.remap`), in reading order.
+    remaps: dict[int | None, list[Remap]] = field(default_factory=dict)
+    #: Some ``RewriteOptions`` inherits rules, so main-server RewriteRules may apply in virtual hosts.
+    rewrite_inherited: bool = False
     has_compat: bool = False
     #: 2.4-only access syntax (Require all/ip/.../dbm-group, containers, AuthMerging), which 2.2 could not read.
     has_24_syntax: bool = False
@@ -660,6 +668,8 @@ class Builder:
         self.order: list[Scope] = []
         self.document_root: dict[int | None, str] = {}
         self.aliases: dict[int | None, list[tuple[str, str]]] = {}
+        self.remaps: dict[int | None, list[Remap]] = {}
+        self.rewrite_inherited = False
         self.vhosts: list[Section] = []
         self.server_names: dict[int, list[str]] = {}
         self.hybrid_items: list[Item] = []
@@ -770,6 +780,9 @@ class Builder:
                     (item.args[0], self._absolute(item.args[1]))
                 )
                 continue
+            if key in remap.KEYS or key == "rewriteoptions":
+                self._note_remap(item, key, section, vhost)
+                continue
             if key == "loadmodule":
                 if item.args and not item.unread:
                     self.module_loads.append(item)
@@ -831,6 +844,23 @@ class Builder:
         if liveness is Liveness.LIVE:
             self.unsettled = item
         return around, []
+
+    def _note_remap(self, item: Item, key: str, section: Section | None, vhost: Section | None) -> None:
+        if key == "rewriteoptions":
+            self.rewrite_inherited |= any("inherit" in a.lower() for a in item.args)
+            return
+        location = None
+        if section is not None:
+            if section.key not in ("location", "locationmatch") or not key.startswith("proxypass"):
+                return  # per-directory rewriting runs after access control (see .remap)
+            args = section.args
+            is_regex = section.key == "locationmatch" or (len(args) > 1 and args[0] == "~")
+            location = (args[-1] if args else "/", is_regex)
+        found = remap.read(key, item.args, location)
+        if found is not None and found.target is not None:
+            found = dataclasses.replace(found, target=normalize_dir(self._absolute(found.target)))
+        if found is not None:
+            self.remaps.setdefault(id(vhost) if vhost is not None else None, []).append(found)
 
     def _note_mapping(self, item: Item, vhost: Section | None, prefix: str | None) -> None:
         """Record the undecided conditions around a line that decides where URLs map (read as if httpd
@@ -920,6 +950,8 @@ class Builder:
             mode=mode,
             document_root=self.document_root,
             aliases=self.aliases,
+            remaps=self.remaps,
+            rewrite_inherited=self.rewrite_inherited,
             vhosts=self.vhosts,
             server_names=self.server_names,
             has_compat=bool(self.compat_items),
@@ -939,7 +971,8 @@ class Builder:
 _READ_KEYS = (
     SCOPE_KEYS | COMPAT_KEYS | AUTHZ_CONTAINERS
     | {"virtualhost", "servername", "serveralias", "documentroot", "alias", "scriptalias", "allowoverride",
-       "accessfilename", "require", "authtype", "authmerging", "authgroupfile", "authdbmgroupfile", "loadmodule"}
+       "accessfilename", "require", "authtype", "authmerging", "authgroupfile", "authdbmgroupfile", "loadmodule",
+       "rewriteoptions"} | remap.KEYS
     | frozenset(authz22.AUTHORITATIVE_KEYS) | {"authzdbmtype"}
 )
 

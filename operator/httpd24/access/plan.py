@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 from ..config.gcpause import gc_paused
-from . import authz22
+from . import authz22, remap
 from . import expr as X
 from .hosts import Entry, ipsubnet
 from .model import (
@@ -38,6 +38,7 @@ from .model import (
     method_name,
     normalize_dir,
 )
+from .remap import literal_prefix
 
 MAX_UNCERTAIN = 8
 #: Try AuthMerging / equivalent forms for context-dependent sections. Its 3 mismatches in 120 random
@@ -71,10 +72,21 @@ def _fs_uncached(scope: Scope, model: Model) -> tuple[str | None, list[str] | No
             return _fs(scope.parent, model)
         return "/", None
     url = location_url(scope)
+    remapped_to: tuple[str, ...] = ()
+    if kind == "location":
+        found = remapped(scope, model)
+        if found.all_proxied:
+            return None, []  # it meets <Proxy> sections, never a <Directory> or <Files>
+        if found.proxied:
+            return None, None
+        if found.elsewhere:
+            if found.targets is None or url is None:
+                return "/", None
+            remapped_to = found.targets
     if kind == "location" and url is not None:
         # A server-level Location applies in every virtual host too, each mapping URLs by its own
         # DocumentRoot and Aliases.
-        servers = [scope.vhost] if scope.vhost is not None else [None, *model.vhosts]
+        servers = _servers(scope, model)
         roots: list[str] = []
         certain: str | None = None
         for vhost in servers:
@@ -86,7 +98,7 @@ def _fs_uncached(scope: Scope, model: Model) -> tuple[str | None, list[str] | No
                     roots.append(normalize_dir(target))
             here = normalize_dir(mapped) if url.endswith("/") else normalize_dir(posixpath.dirname(mapped.rstrip("/")) or "/")
             certain = here if certain in (None, here) else "/"
-        roots = list(dict.fromkeys(roots))
+        roots = list(dict.fromkeys(roots + list(remapped_to)))
         if len(roots) > 1:
             certain = "/"  # an Alias below the path, or another virtual host, maps some of its URLs elsewhere
         return certain, roots
@@ -96,31 +108,70 @@ def _fs_uncached(scope: Scope, model: Model) -> tuple[str | None, list[str] | No
     return "/", None
 
 
+@dataclass(frozen=True)
+class Remapped:
+    """How the URLs of a `<Location>` may leave the DocumentRoot/Alias mapping (:mod:`.remap`)."""
+
+    proxied: bool = False
+    elsewhere: bool = False
+    #: Every URL of it is proxied, in every server it applies in.
+    all_proxied: bool = False
+    #: The directories the files of its URLs mapped elsewhere lie under (None: they may be anywhere).
+    targets: tuple[str, ...] | None = ()
+
+
+def _servers(scope: Scope, model: Model) -> list:
+    """The servers whose requests a scope applies to: a main-server section applies in every virtual host."""
+    return [scope.vhost] if scope.vhost is not None else [None, *model.vhosts]
+
+
+def _remaps_in(vhost, model: Model) -> list[remap.Remap]:
+    if vhost is None:
+        return model.remaps.get(None, [])
+    # mod_proxy and mod_alias append the main server's lines to each virtual host's; mod_rewrite only
+    # where RewriteOptions inherits them.
+    main = [r for r in model.remaps.get(None, []) if model.rewrite_inherited or not r.rewrite]
+    return model.remaps.get(id(vhost), []) + main
+
+
+def remapped(scope: Scope, model: Model) -> Remapped:
+    """Which of a Location's URLs may be proxied or mapped elsewhere."""
+    memo = model.cache.setdefault("plan.remapped", {})
+    found = memo.get(id(scope))
+    if found is None:
+        found = memo[id(scope)] = _remapped_uncached(scope, model)
+    return found
+
+
+def _remapped_uncached(scope: Scope, model: Model) -> Remapped:
+    if not model.remaps:
+        return Remapped()
+    url, exact = location_url(scope), _url_exact(scope)
+    proxied = False
+    all_proxied = True
+    targets: list[str | None] = []
+    for vhost in _servers(scope, model):
+        met = [r for r in _remaps_in(vhost, model) if remap.overlaps(url, r)]
+        proxied = proxied or any(r.kind == "proxy" for r in met)
+        targets += [r.target for r in met if r.kind == "elsewhere"]
+        all_proxied = all_proxied and exact is not None and all(r.kind == "proxy" for r in met) and any(
+            remap.covers(exact, r) for r in met)
+    known = None if None in targets else tuple(dict.fromkeys(t for t in targets if t is not None))
+    return Remapped(proxied, bool(targets), all_proxied, known)
+
+
 def regex_prefix(pattern: str) -> tuple[str, bool] | None:
     """(the path every match of an anchored regex starts with, up to its last ``/``; whether the
     regex is exactly that path, so that everything below it matches). ``^/c/`` -> ``("/c/", True)``,
     ``^/c/.*\\.php$`` -> ``("/c/", False)``; None when the regex is not anchored or has no ``/``."""
-    if not pattern.startswith("^"):
+    found = literal_prefix(pattern)
+    if found is None:
         return None
-    literal: list[str] = []
-    i, end = 1, len(pattern)
-    while i < end:
-        c = pattern[i]
-        if c == "\\" and i + 1 < end and pattern[i + 1] in "./-_~":
-            literal.append(pattern[i + 1])
-            i += 2
-            continue
-        if c in ".^$*+?()[]{}|\\":
-            if c in "*?{" and literal:
-                literal.pop()  # the character before an optional quantifier may be absent
-            break
-        literal.append(c)
-        i += 1
-    text = "".join(literal)
+    text, whole = found
     cut = text.rfind("/")
     if cut < 0:
         return None
-    return text[: cut + 1], i == end and text.endswith("/")
+    return text[: cut + 1], whole and text.endswith("/")
 
 
 def location_url(scope: Scope) -> str | None:
@@ -160,8 +211,11 @@ def may_meet(a: Scope, b: Scope, model: Model) -> bool:
     """Whether one request can meet both scopes."""
     if not _vhost_ok(a, b):
         return False
-    if a.kind in ("server", "vhost") or b.kind in ("server", "vhost") or "proxy" in (a.kind, b.kind):
-        return a.kind != "proxy" and b.kind != "proxy" or a.kind == b.kind
+    if "proxy" in (a.kind, b.kind):
+        other = b if a.kind == "proxy" else a
+        return other.kind == "proxy" or other.kind == "location" and remapped(other, model).proxied
+    if a.kind in ("server", "vhost") or b.kind in ("server", "vhost"):
+        return True
     ua, ub = location_url(a), location_url(b)
     if ua is not None and ub is not None:
         return _url_under(ua, ub) or _url_under(ub, ua)
@@ -170,6 +224,8 @@ def may_meet(a: Scope, b: Scope, model: Model) -> bool:
             return False
     _, ra = _fs(a, model)
     _, rb = _fs(b, model)
+    if ra == [] or rb == []:
+        return False  # a proxied Location meets no file-system section
     if ra is None or rb is None:
         return True
     return any(_dir_under(x, y) or _dir_under(y, x) for x in ra for y in rb)
@@ -183,6 +239,8 @@ def certainly_meets(p: Scope, d: Scope, model: Model) -> bool:
         return d.vhost is p.vhost
     if p.vhost is not None and p.vhost is not d.vhost:
         return False
+    if p.kind == "proxy":
+        return p.regex is None and p.pattern == "*" and d.kind == "location" and remapped(d, model).all_proxied
     if p.kind in ("directory", "htaccess") and p.dirpath is not None and not _has_wildcard(p.dirpath):
         certain, _ = _fs(d, model)
         return certain is not None and _dir_under(certain, p.dirpath)
