@@ -9,7 +9,9 @@ because they hide in arguments or in other modules' start-up code:
 * an MPM (the one the configuration loads, else the one its unconditional MPM
   directives need -- 2.2's prefork-only ``MinSpareServers``/``MaxSpareServers``,
   a ``Mutex`` for ``mpm-accept`` (prefork, or worker with threaded settings)
-  -- else ``event``);
+  -- else the one MPM it tunes in ``<IfModule prefork.c>``-style blocks, as
+  2.2 compiled its MPM in and ran that one -- else ``event``, under which
+  HT407 reports the MPM blocks nothing reads);
 * providers named in arguments: ``Require user|group|ip|...``,
   ``AuthBasicProvider file|dbm|ldap...``, ``AuthType Basic|Digest|Form`` (and
   the default ``file`` provider), ``Dav On`` (provider ``filesystem``),
@@ -806,7 +808,12 @@ def _choose_mpm(view, target: Target) -> tuple[str, list[Reason]]:
     prefork: list[Item] = []
     threaded: list[Item] = []
     accept: list[Item] = []  # Mutex ... mpm-accept: prefork or worker
+    tuned: dict[str, Item] = {}  # MPM -> the first <IfModule> block for it that holds settings
     for item in view.items:
+        if item.key == "ifmodule" and item.live is not Liveness.DEAD:
+            mpm = tuned_mpm(item)
+            if mpm is not None:
+                tuned.setdefault(mpm, item)
         if item.live is not Liveness.LIVE:
             continue
         if item.key == "loadmodule" and item.args and item.args[0] in _MPMS:
@@ -835,11 +842,28 @@ def _choose_mpm(view, target: Target) -> tuple[str, list[Reason]]:
             Reason(i.file, i.node.location.line, _short(i), CONFIGTEST, "only the prefork MPM has this directive")
             for i in prefork
         ]
+    if len(tuned) == 1 and not threaded:
+        # 2.2 compiled its MPM in: a configuration that tunes only one ran that one (else its tuning
+        # did nothing); under any other MPM 2.4 would skip the block and fall back to its defaults.
+        [(mpm, block)] = tuned.items()
+        return mpm, [Reason(block.file, block.node.location.line, _short(block), STARTUP,
+                            "the configuration tunes this MPM only (2.2 compiled its MPM in)")]
     note = "httpd needs one MPM; the configuration does not choose one, so the 2.4 default (event)"
     return DEFAULT_MPM, [Reason("", 0, "(an MPM: 2.4's default)", STARTUP, note)] + [
         Reason(i.file, i.node.location.line, _short(i), CONFIGTEST, "only threaded MPMs have this directive")
         for i in threaded
     ]
+
+
+def tuned_mpm(item: Item) -> str | None:
+    """The loadable MPM a positive ``<IfModule>`` tests, when the block holds a setting."""
+    node = item.node
+    if not isinstance(node, Section) or not node.args or node.args[0].startswith("!"):
+        return None
+    mpm = module_identifier(node.args[0])
+    if mpm not in _MPMS or not any(isinstance(n, Directive) for n in node.walk()):
+        return None
+    return mpm
 
 
 def _config_loads(view) -> dict[str, list[Item]]:

@@ -24,7 +24,8 @@ FILE_MECHANISMS = ("default", "yes", "flock", "fcntl", "file")
 #: 2.2.x SSLMutex / ap_parse_mutex mechanisms (2.4's Mutex parses the same words).
 SSL_MECHANISMS = ("default", "yes", "flock", "fcntl", "file", "posixsem", "sysvsem", "sem", "pthread")
 
-_MPMS = {
+#: Module identifiers of the MPMs (2.2 names included) -> the MPM's short name.
+MPM_NAMES = {
     "mpm_prefork_module": "prefork",
     "mpm_worker_module": "worker",
     "mpm_event_module": "event",
@@ -49,14 +50,14 @@ def _mpm(ctx, item) -> str | None:
     if mpm:
         return mpm
     for modules in (ctx.view.loaded_modules, ctx.target.modules or ()):
-        found = {_MPMS[m] for m in modules if m in _MPMS}
+        found = {MPM_NAMES[m] for m in modules if m in MPM_NAMES}
         if len(found) == 1:
             return found.pop()
     if ctx.module_loads():
         # HT404 loads the MPM with the other LoadModule lines, which may come after this line (Debian's
         # LockFile, before `Include mods-enabled/*.load`): an <IfModule !mpm_event_module> here
         # would be read before any MPM is loaded, and be true under the event MPM too.
-        return _MPMS.get(requirements_of(ctx).mpm)
+        return MPM_NAMES.get(requirements_of(ctx).mpm)
     return None
 
 
@@ -150,7 +151,7 @@ class _AcceptJob:
 def _mpm_section(item) -> str | None:
     for section in reversed(item.context):
         if section.key == "ifmodule" and section.args and not section.args[0].startswith("!"):
-            mpm = _MPMS.get(module_identifier(section.args[0]))
+            mpm = MPM_NAMES.get(module_identifier(section.args[0]))
             if mpm:
                 return mpm
     return None
