@@ -217,3 +217,57 @@ def test_devices_and_kernel_files_are_never_opened(tmp_path):
     (tmp_path / "httpd.conf").write_text("Include conf.d\nIncludeOptional /dev/*\nIncludeOptional /proc/kmsg\n")
     code, out, err = run("lint", "--select", "HT101", str(tmp_path / "httpd.conf"))
     assert codes(out) == [(f"{tmp_path}/conf.d/site.conf:1", "HT101")]
+
+
+def test_a_missing_included_file_is_an_error_at_its_include_line(server):
+    """httpd (2.2 and 2.4) refuses to start without it, and what it held is unknown: lint says so at the
+    line with what to do and exits 2, and migrate writes nothing (its access control might change the
+    answers)."""
+    (server / "httpd.conf").write_text(f"ServerRoot {server}\nInclude conf.d/*.conf\nInclude conf/extra/ssl.conf\n")
+    code, out, err = run("lint", "--select", "HT101", str(server / "httpd.conf"))
+    assert code == 2, err
+    assert f"{server}/httpd.conf:3:1: error: Include conf/extra/ssl.conf: no such file" in err
+    assert "IncludeOptional" in err and "--server-root" in err
+    assert codes(out) == [(f"{server}/conf.d/legacy.conf:5", "HT101")]  # the rest is still checked
+    before = (server / "conf.d" / "legacy.conf").read_text()
+    code, _, err = run("migrate", "--write", str(server / "httpd.conf"))
+    assert code == 2 and "no such file" in err
+    assert (server / "conf.d" / "legacy.conf").read_text() == before
+    (server / "httpd.conf").write_text(f"ServerRoot {server}\nInclude conf.d/*.conf\nIncludeOptional conf/extra/ssl.conf\n")
+    code, _, err = run("lint", str(server / "httpd.conf"))
+    assert code != 2 and "no such file" not in err
+
+
+def test_a_missing_file_under_a_guessed_server_root_is_named_but_not_an_error(server):
+    """A virtual host file given alone: its Includes are relative to a server root it does not name."""
+    (server / "vhost.conf").write_text("<VirtualHost *:80>\n  Include conf.d/site.inc\n</VirtualHost>\n")
+    code, _, err = run("lint", str(server / "vhost.conf"))
+    assert code == 0, err
+    assert (f"{server}/conf.d/site.inc: not read (no such file; vhost.conf:2 includes it, relative to {server}, "
+            "a guess (no ServerRoot line holds the file): give --server-root to check it)") in err
+    assert run("lint", "--server-root", str(server), str(server / "vhost.conf"))[0] == 2
+
+
+def test_a_missing_file_outside_the_server_root_is_named_but_not_an_error(server):
+    """A copy of /etc/apache2 in a repository still names /etc/apache2/ports.conf: not there, not checked."""
+    (server / "httpd.conf").write_text("ServerName x\nInclude /nonexistent-httpd24/ports.conf\n")
+    code, _, err = run("lint", str(server / "httpd.conf"))
+    assert code == 0
+    assert "/nonexistent-httpd24/ports.conf: not read (no such file, outside the server root" in err
+
+
+def test_an_unreadable_included_file_is_an_error(server, monkeypatch):
+    """(Root reads any file, so the refusal is made by the open() the walk calls.)"""
+    from httpd24.config import disk
+
+    legacy = server / "conf.d" / "legacy.conf"
+
+    def refusing(path, *args, **kwargs):
+        if str(path) == str(legacy):
+            raise PermissionError(13, "Permission denied", str(path))
+        return open(path, *args, **kwargs)
+
+    monkeypatch.setattr(disk, "open", refusing, raising=False)
+    code, _, err = run("lint", str(server / "httpd.conf"))
+    assert code == 2, err
+    assert f"{server}/httpd.conf:2:1: error: Include conf.d/*.conf: {legacy} cannot be read (Permission denied)" in err

@@ -70,14 +70,20 @@ def read(path: str, data: bytes | None = None, *, server_root: str | None = None
     except ParseError:
         first = None
     note = ""
+    known_root = server_root is not None
     if server_root is None:
         server_root, note = find_server_root(entry_path, first)
+        known_root = _declared_root(first) == server_root
     root = os.path.abspath(server_root)
     entry = _name(entry_path, root)
     pending = [doc for doc in [add(entry, data, path, first if entry == first_name else None)] if doc is not None]
     while pending:
-        for pattern in _include_patterns(pending.pop()):
-            for found in _matches(pattern, root):
+        doc = pending.pop()
+        for node, pattern in _include_lines(doc):
+            matches = list(_matches(pattern, root))
+            if not matches and node.key == "include" and not glob.has_magic(pattern):
+                _missing(doc, node, pattern, root, known_root, errors, skipped)
+            for found in matches:
                 name = _name(found, root)
                 if name in sources or name in skipped:
                     continue
@@ -91,11 +97,14 @@ def read(path: str, data: bytes | None = None, *, server_root: str | None = None
                     with open(found, "rb") as handle:
                         raw = handle.read()
                 except OSError as error:
+                    # What it holds is unknown, and may change what the rest means (access control).
+                    errors.append(_at(doc, node, f"Include {pattern}: {found} cannot be read ({error.strerror}); "
+                                      "run httpd24 as a user that can read it"))
                     skipped[name] = f"unreadable ({error.strerror})"
                     continue
-                doc = add(name, raw, found)
-                if doc is not None:
-                    pending.append(doc)
+                included = add(name, raw, found)
+                if included is not None:
+                    pending.append(included)
     configset = ConfigSet(documents, entry=entry, server_root=root, errors=errors, sources=sources)
     configset.skipped = skipped
     return DiskConfig(configset, paths, note)
@@ -131,13 +140,42 @@ def _declared_root(doc: Document | None) -> str | None:
     return None
 
 
-def _include_patterns(doc: Document) -> list[str]:
-    """The patterns of the document's Include lines that can be looked up (no ``${VAR}``)."""
+def _include_lines(doc: Document) -> list[tuple[Directive, str]]:
+    """The document's Include lines whose pattern can be looked up (no ``${VAR}``), with it."""
     return [
-        node.args[0]
+        (node, node.args[0])
         for node in doc.directives()
         if isinstance(node, Directive) and node.key in _INCLUDES and node.args and "${" not in node.args[0]
     ]
+
+
+def _include_patterns(doc: Document) -> list[str]:
+    return [pattern for _, pattern in _include_lines(doc)]
+
+
+def _at(doc: Document, node: Directive, reason: str) -> ParseError:
+    return ParseError(doc.name, node.location.line, node.location.column, reason)
+
+
+def _missing(doc: Document, node: Directive, pattern: str, root: str, known_root: bool,
+             errors: list[ParseError], skipped: dict[str, str]) -> None:
+    """A plain ``Include`` of no file: httpd (2.2 as 2.4) refuses to start, and what the file held is
+    unknown. Under a server root the configuration names (its ServerRoot line, or --server-root) that
+    is an error of the input. Outside it (a copy of /etc/apache2 that still names
+    /etc/apache2/ports.conf), or under a guessed root (a virtual host file given alone, whose Includes
+    are relative to a server root it does not name), the file may well be on the server: named, not
+    checked."""
+    full = posixpath.normpath(pattern if pattern.startswith("/") else os.path.join(root, pattern))
+    if not _under(full, root):
+        skipped[full] = f"no such file, outside the server root {root}: not checked"
+        return
+    if not known_root:
+        skipped[full] = (f"no such file; {doc.name}:{node.location.line} includes it, relative to {root}, a guess "
+                         "(no ServerRoot line holds the file): give --server-root to check it")
+        return
+    errors.append(_at(doc, node, f"Include {pattern}: no such file in {root}; httpd refuses to start without it "
+                                 "(2.2 too): add the file, give the directory it is in with --server-root, or "
+                                 "write IncludeOptional if the server does not have it either"))
 
 
 def _matches(pattern: str, root: str) -> Iterator[str]:
