@@ -62,3 +62,23 @@ def test_an_htaccess_keeps_the_address_rule_of_its_directory(root, httpd, capsys
     capsys.readouterr()
     assert "Require ip 127.0.0.2" in (root / "www" / "a" / ".htaccess").read_text()
     assert answers(root, AUTH_MODULES, httpd) == before
+
+
+@pytest.mark.apache
+def test_an_htaccess_whose_directory_is_unknown_keeps_the_address_rule_wherever_it_lies(root, httpd):  # noqa: F811
+    """A ConfigMap key `site/.htaccess`: no <Directory> names its directory, so it may lie in any. It was
+    taken to lie under `<Directory />` only: its Require was left to replace the translated address rule
+    of `<Directory www/a>` on 2.4 wherever it was mounted there. It gets `AuthMerging And` now."""
+    from httpd24.config import ConfigSet
+    from httpd24.engine import migrate
+
+    site(root)
+    original = (root / "httpd.conf").read_text()
+    htaccess = (root / "www" / "a" / ".htaccess").read_text()
+    before = answers(root, AUTH_MODULES + ["access_compat_module"], httpd)
+
+    result = migrate(ConfigSet.from_mapping({"httpd.conf": original, "site/.htaccess": htaccess}, entry="httpd.conf"))
+    (root / "httpd.conf").write_bytes(result.files["httpd.conf"])
+    (root / "www" / "a" / ".htaccess").write_bytes(result.files["site/.htaccess"])
+    assert "Order" not in (root / "httpd.conf").read_text()
+    assert answers(root, AUTH_MODULES, httpd) == before

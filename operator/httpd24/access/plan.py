@@ -372,7 +372,7 @@ class _Index:
             else:
                 group.overlapping(d, model, out)
         key = self.keys[id(d)]
-        found = [s for s in out.values() if s is not d and self.keys[id(s)] < key]
+        found = [s for s in out.values() if s is not d and (self.keys[id(s)] < key or _may_precede_unplaced(s, d))]
         found.sort(key=lambda s: s.index)
         return found
 
@@ -400,8 +400,14 @@ def predecessors(d: Scope, model: Model) -> tuple[list[Scope], list[Scope]]:
 def _predecessors_scan(d: Scope, model: Model) -> tuple[list[Scope], list[Scope]]:
     """The same as :func:`predecessors` by a scan of every scope (the reference for the index's tests)."""
     key = d.merge_key()
-    candidates = (p for p in model.scopes if p is not d and _relevant(p) and p.merge_key() < key)
+    candidates = (p for p in model.scopes
+                  if p is not d and _relevant(p) and (p.merge_key() < key or _may_precede_unplaced(p, d)))
     return _classify(candidates, d, model)
+
+
+def _may_precede_unplaced(p: Scope, d: Scope) -> bool:
+    """An .htaccess whose directory is unknown may lie under any <Directory>, however deep."""
+    return d.kind == "htaccess" and d.dirpath is None and p.kind in ("directory", "htaccess") and p.dirpath is not None
 
 
 def _classify(candidates, d: Scope, model: Model) -> tuple[list[Scope], list[Scope]]:
@@ -411,11 +417,14 @@ def _classify(candidates, d: Scope, model: Model) -> tuple[list[Scope], list[Sco
     unknown_htaccess = d.kind == "htaccess" and d.dirpath is None
     for p in candidates:
         if unknown_htaccess:
-            # Assumed: only what applies everywhere (server, vhost, <Directory />) precedes it.
+            # What applies everywhere (server, vhost, <Directory />) precedes it; any other directory's
+            # sections and .htaccess files may, as it may lie anywhere.
             if p.kind in ("server", "vhost") and certainly_meets(p, d, model):
                 certain.append(p)
             elif p.kind == "directory" and p.dirpath == "/" and _vhost_ok(p, d):
                 certain.append(p)
+            elif p.kind in ("directory", "htaccess") and p.dirpath is not None and _vhost_ok(p, d):
+                uncertain.append(p)
             continue
         if not may_meet(p, d, model):
             continue
