@@ -24,7 +24,6 @@ from __future__ import annotations
 import fnmatch
 import posixpath
 import re
-import dataclasses
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Literal, Sequence
 
@@ -857,10 +856,11 @@ class Builder:
             is_regex = section.key == "locationmatch" or (len(args) > 1 and args[0] == "~")
             location = (args[-1] if args else "/", is_regex)
         found = remap.read(key, item.args, location)
-        if found is not None and found.target is not None:
-            found = dataclasses.replace(found, target=normalize_dir(self._absolute(found.target)))
-        if found is not None:
-            self.remaps.setdefault(id(vhost) if vhost is not None else None, []).append(found)
+        if found is None:
+            return
+        if found.target is not None:
+            found = replace(found, target=normalize_dir(self._absolute(found.target)))
+        self.remaps.setdefault(id(vhost) if vhost is not None else None, []).append(found)
 
     def _note_mapping(self, item: Item, vhost: Section | None, prefix: str | None) -> None:
         """Record the undecided conditions around a line that decides where URLs map (read as if httpd
