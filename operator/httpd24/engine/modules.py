@@ -855,6 +855,15 @@ def _choose_mpm(view, target: Target) -> tuple[str, list[Reason]]:
     ]
 
 
+def choose_mpm(configset: ConfigSet, target: Target, view=None) -> tuple[str, list[Reason]]:
+    """The MPM :func:`required_modules` names for the configuration, and why, without the rest of its
+    work. ``view``: the configuration's view for ``target``, reused when it reads as the choice does
+    (no modules decided)."""
+    if view is None or view.target.modules is not None:
+        view = configset.view(Target(target.version, None, target.defines, target.environment))
+    return _choose_mpm(view, target)
+
+
 def tuned_mpm(item: Item) -> str | None:
     """The loadable MPM a positive ``<IfModule>`` tests, when the block holds a setting."""
     node = item.node

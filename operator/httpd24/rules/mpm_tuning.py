@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from ..config.nodes import Directive, Section
 from ..engine import Rule, Severity, register
-from ..engine.modules import tuned_mpm
-from .modules_includes import _load_path, requirements_of
+from ..engine.modules import choose_mpm, tuned_mpm
+from .modules_includes import _load_path
 from .mutex import MPM_NAMES
 
 
@@ -22,9 +22,8 @@ def _settings(section) -> list[Directive]:
     return [node for node in section.walk() if isinstance(node, Directive) and not isinstance(node, Section)]
 
 
-def _why(requirements) -> str:
-    mpm = requirements.get(requirements.mpm)
-    notes = [r.note for r in mpm.reasons] if mpm is not None else []
+def _why(reasons) -> str:
+    notes = [r.note for r in reasons]
     if any("target" in n for n in notes):
         return "the target server's MPM"
     if any("loads this MPM" in n for n in notes):
@@ -90,11 +89,10 @@ class MpmTuningUnread(Rule):
         blocks = [(item, mpm) for item in ctx.items("ifmodule") if (mpm := tuned_mpm(item)) is not None]
         if not blocks:
             return
-        requirements = requirements_of(ctx)
-        running = requirements.mpm
+        running, reasons = choose_mpm(ctx.configset, ctx.target, ctx.view)
         if any(mpm == running for _, mpm in blocks):
             return
-        why = _why(requirements)
+        why = _why(reasons)
         for item, mpm in blocks:
             settings = ", ".join(" ".join([d.name, *d.args]) for d in _settings(item.node)[:3])
             yield self.finding(
