@@ -113,11 +113,14 @@ class Remapped:
     """How the URLs of a `<Location>` may leave the DocumentRoot/Alias mapping (:mod:`.remap`)."""
 
     proxied: bool = False
-    elsewhere: bool = False
     #: Every URL of it is proxied, in every server it applies in.
     all_proxied: bool = False
     #: The directories the files of its URLs mapped elsewhere lie under (None: they may be anywhere).
     targets: tuple[str, ...] | None = ()
+
+    @property
+    def elsewhere(self) -> bool:
+        return self.targets is None or bool(self.targets)
 
 
 def _servers(scope: Scope, model: Model) -> list:
@@ -130,8 +133,12 @@ def _remaps_in(vhost, model: Model) -> list[remap.Remap]:
         return model.remaps.get(None, [])
     # mod_proxy and mod_alias append the main server's lines to each virtual host's; mod_rewrite only
     # where RewriteOptions inherits them.
-    main = [r for r in model.remaps.get(None, []) if model.rewrite_inherited or not r.rewrite]
-    return model.remaps.get(id(vhost), []) + main
+    main = model.cache.get("plan.main_remaps")
+    if main is None:
+        main = model.cache["plan.main_remaps"] = [
+            r for r in model.remaps.get(None, []) if model.rewrite_inherited or not r.rewrite]
+    own = model.remaps.get(id(vhost))
+    return own + main if own else main
 
 
 def remapped(scope: Scope, model: Model) -> Remapped:
@@ -157,7 +164,7 @@ def _remapped_uncached(scope: Scope, model: Model) -> Remapped:
         all_proxied = all_proxied and exact is not None and all(r.kind == "proxy" for r in met) and any(
             remap.covers(exact, r) for r in met)
     known = None if None in targets else tuple(dict.fromkeys(t for t in targets if t is not None))
-    return Remapped(proxied, bool(targets), all_proxied, known)
+    return Remapped(proxied, all_proxied, known)
 
 
 def regex_prefix(pattern: str) -> tuple[str, bool] | None:

@@ -47,7 +47,8 @@ def _every_directive_known(ctx) -> bool:
     return True
 
 
-def _load_path(module_dir: str, identifier: str) -> str:
+def load_path(module_dir: str, identifier: str) -> str:
+    """Where the LoadModule line of ``identifier`` points in ``module_dir`` (the official build's .so name)."""
     info = table.modules().get(identifier)
     so = info.so if info else f"mod_{identifier[: -len('_module')]}.so"
     return f"{module_dir}/{so}" if module_dir else so
@@ -124,7 +125,7 @@ class RemovedModule(Rule):
         if identifier == "authn_alias_module" and instead not in requirements_of(ctx):
             already = True  # nothing uses mod_authn_core: just drop the line
         if instead and not already:
-            new_path = _load_path(_module_dir(path), instead)
+            new_path = load_path(_module_dir(path), instead)
             text = f"LoadModule {instead} {new_path}"
             fix = self.fix(f"load {instead} instead", Applicability.SAFE,
                            lambda: edit.set_args(node, [instead, new_path]), node)
@@ -385,13 +386,13 @@ class ModuleNotLoaded(Rule):
                 f"configuration does not load ({MOVED[module.name]}): translate the 2.2 access control to "
                 "Require (HT5xx), or load it",
                 replacement=f"LoadModule {module.name} "
-                + _load_path(_module_dir(loads[-1].args[1]) if len(loads[-1].args) > 1 else "modules", module.name),
+                + load_path(_module_dir(loads[-1].args[1]) if len(loads[-1].args) > 1 else "modules", module.name),
             )
         if not missing:
             return
         lines = []
         for module in missing:
-            line = f"LoadModule {module.name} {_load_path(module_dir, module.name)}"
+            line = f"LoadModule {module.name} {load_path(module_dir, module.name)}"
             if module.name in DEBIAN_BUILTIN:
                 line = f"<IfModule !{module.name}>\n    {line}\n</IfModule>"
             lines.append(line)
@@ -407,13 +408,13 @@ class ModuleNotLoaded(Rule):
             why = MOVED.get(module.name, "")
             what = f"{reason.directive} needs {module.name}" if reason else f"2.4 needs {module.name}"
             message = (f"{what}, which the configuration does not load" + (f" ({why})" if why else "")
-                       + f": LoadModule {module.name} {_load_path(module_dir, module.name)}")
+                       + f": LoadModule {module.name} {load_path(module_dir, module.name)}")
             if module_dir == DEBIAN_MODULE_DIR:
-                enable = _load_path("", module.name).removeprefix("mod_").removesuffix(".so")  # mods-available/NAME.load
+                enable = load_path("", module.name).removeprefix("mod_").removesuffix(".so")  # mods-available/NAME.load
                 message += f" (on Debian, `a2enmod {enable}` does the same)"
             where = _item_at(ctx, reason) if reason else None
             yield self.finding(where or last, message,
-                               replacement=f"LoadModule {module.name} {_load_path(module_dir, module.name)}",
+                               replacement=f"LoadModule {module.name} {load_path(module_dir, module.name)}",
                                fix=fix)
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from ..config.nodes import Directive, Section
 from ..engine import Rule, Severity, register
 from ..engine.modules import choose_mpm, tuned_mpm
-from .modules_includes import _load_path
+from .modules_includes import load_path
 from .mutex import MPM_NAMES
 
 
@@ -101,5 +101,5 @@ class MpmTuningUnread(Rule):
                 f"that 2.4 will run ({why}); 2.2 read it if its binary was built with {MPM_NAMES[mpm]} "
                 f"(`httpd -V` there shows `Server MPM:`): load that MPM, or move these settings into "
                 f"<IfModule {running}>",
-                replacement=f"LoadModule {mpm} {_load_path('modules', mpm)}",
+                replacement=f"LoadModule {mpm} {load_path('modules', mpm)}",
             )
