@@ -217,6 +217,26 @@ def test_devices_and_kernel_files_are_never_opened(tmp_path):
     (tmp_path / "httpd.conf").write_text("Include conf.d\nIncludeOptional /dev/*\nIncludeOptional /proc/kmsg\n")
     code, out, err = run("lint", "--select", "HT101", str(tmp_path / "httpd.conf"))
     assert codes(out) == [(f"{tmp_path}/conf.d/site.conf:1", "HT101")]
+    # Nothing left out unsaid: httpd would refuse the FIFO at start-up (after waiting for a writer).
+    assert (f"{tmp_path}/conf.d/pipe.conf: not read (a named pipe (FIFO), never opened; httpd refuses it at "
+            "start-up (not a regular file))") in err, err
+    assert "/dev/*: not read (under /dev: devices and kernel files are never opened)" in err
+    assert "/proc/kmsg: not read (under /proc" in err
+
+
+def test_a_fifo_named_by_a_plain_include_is_named_not_reported_missing(tmp_path):
+    os.mkfifo(tmp_path / "pipe.conf")
+    (tmp_path / "httpd.conf").write_text(f"ServerRoot {tmp_path}\nInclude pipe.conf\n")
+    code, _, err = run("lint", str(tmp_path / "httpd.conf"))
+    assert code == 0 and "no such file" not in err, err
+    assert f"{tmp_path}/pipe.conf: not read (a named pipe (FIFO)" in err
+
+
+def test_an_include_of_dev_null_reads_nothing_and_says_nothing(tmp_path):
+    """httpd reads /dev/null as an empty file (ap_pcfg_openfile allows it by name)."""
+    (tmp_path / "httpd.conf").write_text(f"ServerRoot {tmp_path}\nInclude /dev/null\nMaxClients 1\n")
+    code, out, err = run("lint", "--select", "HT101", str(tmp_path / "httpd.conf"))
+    assert "not read" not in err and codes(out) == [(f"{tmp_path}/httpd.conf:3", "HT101")]
 
 
 def test_a_missing_included_file_is_an_error_at_its_include_line(server):

@@ -169,7 +169,7 @@ class ConfigSet:
                 name = os.path.relpath(full, root).replace(os.sep, "/")
                 real = os.path.realpath(full)
                 if not os.path.isfile(real):
-                    special = _special_file(real)
+                    special = special_file(real)
                     if special:
                         skipped[name] = special
                     continue
@@ -302,7 +302,7 @@ def not_configuration(path: str) -> str:
     return ""
 
 
-def _special_file(path: str) -> str:
+def special_file(path: str) -> str:
     """Why ``path`` is never opened when it is a FIFO, socket or device ("" otherwise): a FIFO with no
     writer would block the run for ever, and none is left out unsaid."""
     try:

@@ -17,7 +17,7 @@ import posixpath
 from dataclasses import dataclass, field
 from typing import Iterator
 
-from .configset import ConfigSet, not_configuration
+from .configset import ConfigSet, not_configuration, special_file
 from .errors import ParseError
 from .nodes import Directive, Document
 from .parser import parse
@@ -80,8 +80,13 @@ def read(path: str, data: bytes | None = None, *, server_root: str | None = None
     while pending:
         doc = pending.pop()
         for node, pattern in _include_lines(doc):
-            matches = list(_matches(pattern, root))
-            if not matches and node.key == "include" and not glob.has_magic(pattern):
+            if posixpath.normpath(pattern) == os.devnull:
+                continue  # httpd reads it as an empty file
+            left_out: dict[str, str] = {}
+            matches = list(_matches(pattern, root, left_out))
+            for found, why in left_out.items():
+                skipped.setdefault(_name(found, root), why)
+            if not matches and not left_out and node.key == "include" and not glob.has_magic(pattern):
                 _missing(doc, node, pattern, root, known_root, errors, skipped)
             for found in matches:
                 name = _name(found, root)
@@ -178,30 +183,44 @@ def _missing(doc: Document, node: Directive, pattern: str, root: str, known_root
                                  "write IncludeOptional if the server does not have it either"))
 
 
-def _matches(pattern: str, root: str) -> Iterator[str]:
+def _matches(pattern: str, root: str, left_out: dict[str, str] | None = None) -> Iterator[str]:
     """The files httpd reads for an Include pattern: wildcards per path component (no dot files),
     alphabetically; a directory means every file below it. At most :data:`MAX_FILES` of them, so
-    that ``Include /`` ends."""
+    that ``Include /`` ends. What exists but is never opened is put in ``left_out`` with why."""
     full = posixpath.normpath(pattern if pattern.startswith("/") else os.path.join(root, pattern))
     found = sorted(glob.glob(full)) if glob.has_magic(full) else [full]
-    return itertools.islice(_files(found), MAX_FILES)
+    return itertools.islice(_files(full, found, {} if left_out is None else left_out), MAX_FILES)
 
 
 #: Never read for an Include: devices and kernel files can block a read, or act on being opened.
 SYSTEM_DIRS = ("/proc", "/sys", "/dev")
 
 
-def _files(found: list[str]) -> Iterator[str]:
-    """Regular files only, outside :data:`SYSTEM_DIRS`."""
+def _files(pattern: str, found: list[str], left_out: dict[str, str]) -> Iterator[str]:
+    """Regular files only, outside :data:`SYSTEM_DIRS` (said once per pattern). A FIFO or socket httpd
+    would open: named one by one."""
     for match in found:
-        if any(_under(os.path.realpath(match), d) for d in SYSTEM_DIRS):
+        real = os.path.realpath(match)
+        system = next((d for d in SYSTEM_DIRS if _under(real, d)), None)
+        if system is not None:
+            left_out.setdefault(pattern, f"under {system}: devices and kernel files are never opened")
             continue
         if os.path.isdir(match):
             for dirpath, dirnames, filenames in os.walk(match):
                 dirnames[:] = sorted(d for d in dirnames if os.path.join(dirpath, d) not in SYSTEM_DIRS)
-                yield from (p for p in (os.path.join(dirpath, f) for f in sorted(filenames)) if os.path.isfile(p))
-        elif os.path.isfile(match):
-            yield match
+                for path in (os.path.join(dirpath, f) for f in sorted(filenames)):
+                    yield from _regular(path, left_out)
+        else:
+            yield from _regular(match, left_out)
+
+
+def _regular(path: str, left_out: dict[str, str]) -> Iterator[str]:
+    if os.path.isfile(path):
+        yield path
+        return
+    special = special_file(path)
+    if special:
+        left_out[path] = f"{special}; httpd refuses it at start-up (not a regular file)"
 
 
 def _name(path: str, root: str) -> str:
