@@ -799,12 +799,29 @@ def _identifiers(sources: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _choose_mpm(view, target: Target) -> tuple[str, list[Reason]]:
+class MpmChoice(NamedTuple):
+    """The MPM 2.4 will run, on what ``basis`` it was chosen (one of the ``BY_*`` values), and the
+    lines that chose it."""
+
+    module: str
+    basis: str
+    reasons: list[Reason]
+
+
+BY_TARGET = "the target server's MPM"
+BY_LOAD = "the MPM the configuration loads"
+BY_SETTINGS = "the MPM its other settings need"
+BY_TUNING = "the only MPM the configuration tunes"
+BY_DEFAULT = "2.4's default"
+
+
+def _choose_mpm(view, target: Target) -> MpmChoice:
     """The MPM: the target's, else the one the configuration loads, else the one its MPM settings need."""
     if target.modules is not None:
         for mpm in _MPMS:
             if mpm in target.modules:
-                return mpm, [Reason("", 0, "(the target's MPM)", STARTUP, f"{mpm} is loaded by the target")]
+                return MpmChoice(mpm, BY_TARGET, [Reason("", 0, "(the target's MPM)", STARTUP,
+                                                         f"{mpm} is loaded by the target")])
     prefork: list[Item] = []
     threaded: list[Item] = []
     accept: list[Item] = []  # Mutex ... mpm-accept: prefork or worker
@@ -817,8 +834,8 @@ def _choose_mpm(view, target: Target) -> tuple[str, list[Reason]]:
         if item.live is not Liveness.LIVE:
             continue
         if item.key == "loadmodule" and item.args and item.args[0] in _MPMS:
-            return item.args[0], [Reason(item.file, item.node.location.line, _short(item), STARTUP,
-                                         "the configuration loads this MPM")]
+            return MpmChoice(item.args[0], BY_LOAD, [Reason(item.file, item.node.location.line, _short(item),
+                                                            STARTUP, "the configuration loads this MPM")])
         if item.key in _PREFORK_ONLY:
             prefork.append(item)
         elif item.key in _THREADED_ONLY:
@@ -827,35 +844,26 @@ def _choose_mpm(view, target: Target) -> tuple[str, list[Reason]]:
             accept.append(item)
     accept_reasons = [Reason(i.file, i.node.location.line, _short(i), CONFIGTEST,
                              "only prefork and worker register the mpm-accept mutex") for i in accept]
+    threaded_reasons = [Reason(i.file, i.node.location.line, _short(i), CONFIGTEST,
+                               "only threaded MPMs have this directive") for i in threaded]
+    prefork_reasons = [Reason(i.file, i.node.location.line, _short(i), CONFIGTEST,
+                              "only the prefork MPM has this directive") for i in prefork]
     if accept and threaded and not prefork:
-        return "mpm_worker_module", accept_reasons + [
-            Reason(i.file, i.node.location.line, _short(i), CONFIGTEST, "only threaded MPMs have this directive")
-            for i in threaded
-        ]
-    if accept and not threaded:
-        return "mpm_prefork_module", accept_reasons + [
-            Reason(i.file, i.node.location.line, _short(i), CONFIGTEST, "only the prefork MPM has this directive")
-            for i in prefork
-        ]
-    if prefork and not threaded:
-        return "mpm_prefork_module", [
-            Reason(i.file, i.node.location.line, _short(i), CONFIGTEST, "only the prefork MPM has this directive")
-            for i in prefork
-        ]
+        return MpmChoice("mpm_worker_module", BY_SETTINGS, accept_reasons + threaded_reasons)
+    if (accept or prefork) and not threaded:
+        return MpmChoice("mpm_prefork_module", BY_SETTINGS, accept_reasons + prefork_reasons)
     if len(tuned) == 1 and not threaded:
         # 2.2 compiled its MPM in: a configuration that tunes only one ran that one (else its tuning
         # did nothing); under any other MPM 2.4 would skip the block and fall back to its defaults.
         [(mpm, block)] = tuned.items()
-        return mpm, [Reason(block.file, block.node.location.line, _short(block), STARTUP,
-                            "the configuration tunes this MPM only (2.2 compiled its MPM in)")]
+        return MpmChoice(mpm, BY_TUNING, [Reason(block.file, block.node.location.line, _short(block), STARTUP,
+                                                 "the configuration tunes this MPM only (2.2 compiled its MPM in)")])
     note = "httpd needs one MPM; the configuration does not choose one, so the 2.4 default (event)"
-    return DEFAULT_MPM, [Reason("", 0, "(an MPM: 2.4's default)", STARTUP, note)] + [
-        Reason(i.file, i.node.location.line, _short(i), CONFIGTEST, "only threaded MPMs have this directive")
-        for i in threaded
-    ]
+    basis = BY_SETTINGS if threaded else BY_DEFAULT
+    return MpmChoice(DEFAULT_MPM, basis, [Reason("", 0, "(an MPM: 2.4's default)", STARTUP, note)] + threaded_reasons)
 
 
-def choose_mpm(configset: ConfigSet, target: Target, view=None) -> tuple[str, list[Reason]]:
+def choose_mpm(configset: ConfigSet, target: Target, view=None) -> MpmChoice:
     """The MPM :func:`required_modules` names for the configuration, and why, without the rest of its
     work. ``view``: the configuration's view for ``target``, reused when it reads as the choice does
     (no modules decided)."""
@@ -905,7 +913,7 @@ def required_modules(configset: ConfigSet, *, target: Target = DEFAULT_TARGET) -
 def _required_modules(configset: ConfigSet, target: Target) -> ModuleRequirements:
     known = table.modules()
     first = configset.view(Target(target.version, None, target.defines, target.environment))
-    mpm, mpm_reasons = _choose_mpm(first, target)
+    mpm, _, mpm_reasons = _choose_mpm(first, target)
     config_loads = _config_loads(first)
     loaded_by_config = {m for m in config_loads if m not in _MPMS}
     base = set(ALWAYS) | set(target.modules or ()) | {mpm}

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ..config.nodes import Directive, Section
 from ..engine import Rule, Severity, register
-from ..engine.modules import choose_mpm, tuned_mpm
+from ..engine.modules import BY_DEFAULT, BY_SETTINGS, choose_mpm, tuned_mpm
 from .modules_includes import load_path
 from .mutex import MPM_NAMES
 
@@ -22,15 +22,11 @@ def _settings(section) -> list[Directive]:
     return [node for node in section.walk() if isinstance(node, Directive) and not isinstance(node, Section)]
 
 
-def _why(reasons) -> str:
-    notes = [r.note for r in reasons]
-    if any("target" in n for n in notes):
-        return "the target server's MPM"
-    if any("loads this MPM" in n for n in notes):
-        return "the MPM the configuration loads"
-    if any("only" in n for n in notes):
-        return "the MPM its other settings need (httpd24 modules lists why)"
-    return "2.4's default, as the configuration loads no MPM and tunes more than one"
+#: Why the running MPM is the one it is, as HT407 says it.
+_WHY = {
+    BY_SETTINGS: f"{BY_SETTINGS} (httpd24 modules lists why)",
+    BY_DEFAULT: f"{BY_DEFAULT}, as the configuration loads no MPM and tunes more than one",
+}
 
 
 @register
@@ -89,10 +85,10 @@ class MpmTuningUnread(Rule):
         blocks = [(item, mpm) for item in ctx.items("ifmodule") if (mpm := tuned_mpm(item)) is not None]
         if not blocks:
             return
-        running, reasons = choose_mpm(ctx.configset, ctx.target, ctx.view)
+        running, basis, _ = choose_mpm(ctx.configset, ctx.target, ctx.view)
         if any(mpm == running for _, mpm in blocks):
             return
-        why = _why(reasons)
+        why = _WHY.get(basis, basis)
         for item, mpm in blocks:
             settings = ", ".join(" ".join([d.name, *d.args]) for d in _settings(item.node)[:3])
             yield self.finding(
