@@ -35,6 +35,21 @@ def test_verify_passes_for_the_real_migration(tmp_path, httpd):
     code, output = run_migrate_verify(tmp_path)
     assert "Require ip 127.0.0.1" in output
     assert code == 0, output
+    assert "not verified" not in output
+
+
+def test_verify_names_the_lines_it_ran_without(tmp_path, httpd):
+    """The harness answers every URL from files: a proxied or rewritten URL's answer on the real server is
+    not what it compared, and a clean verdict must not pass for one on those lines."""
+    conf = tmp_path / "proxy.conf"
+    conf.write_text("ProxyPass /app http://127.0.0.1:9/\nRewriteRule ^/old/(.*) /new/$1\n" + STATUS_22)
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["migrate", "--verify", str(conf)], out, err)
+    output = out.getvalue()
+    assert code == 0 and "every status matched" in output, output + err.getvalue()
+    assert ("not verified: both servers ran without these lines" in output
+            and "  proxy.conf:1: ProxyPass /app http://127.0.0.1:9/\n  proxy.conf:2: RewriteRule ^/old/(.*) /new/$1"
+            in output), output
 
 
 def test_verify_reports_a_wrong_migration(tmp_path, httpd):

@@ -203,6 +203,9 @@ class VerifyReport:
     seconds: float = 0.0
     #: The users the requests authenticated as, with their groups.
     users: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: Lines of the original left out of both servers because they send URLs elsewhere (ProxyPass,
+    #: RewriteRule, UserDir...): the requests they map were answered from files, so not compared as mapped.
+    unserved: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -225,7 +228,7 @@ class VerifyReport:
             lines += ["  " + line for line in self.candidate_error.strip().splitlines()]
         if not lines:
             if not self.mismatches:
-                return f"{head}verify: {self.requests} requests, every status matched ({self.seconds:.1f}s)"
+                return f"{head}verify: {self.requests} requests, every status matched ({self.seconds:.1f}s)" + self._unserved()
             lines.append(f"{head}verify: {len(self.mismatches)} of {self.requests} requests answered differently:")
             by_unit: dict[str, list[Mismatch]] = {}
             for m in self.mismatches:
@@ -240,6 +243,8 @@ class VerifyReport:
                     shown += 1
             if len(self.mismatches) > shown:
                 lines.append(f"  ... and {len(self.mismatches) - shown} more")
+            if self.unserved:
+                lines.append(self._unserved().lstrip("\n"))
         if configs:
             units = sorted({m.request.unit for m in self.mismatches}) or sorted(self.reference_config)
             for unit in units:
@@ -250,6 +255,14 @@ class VerifyReport:
                     lines.append(f"+++ {unit}: candidate (as run)")
                     lines.append(self.candidate_config[unit].rstrip())
         return "\n".join(lines)
+
+    def _unserved(self) -> str:
+        """The lines left out, said after the verdict."""
+        if not self.unserved:
+            return ""
+        return ("\nnot verified: both servers ran without these lines and answered the URLs they send elsewhere "
+                "from files,\nso what they do to a request (and any <Proxy> section) was not compared:\n"
+                + "\n".join(f"  {line}" for line in self.unserved))
 
 
 # --- making a configuration runnable -----------------------------------------------------------
@@ -1109,7 +1122,19 @@ def verify(
         reference = normalize_22(original, reference_target(httpd), on_24=on_24)
     else:
         reference = normalize(original)
-    return compare(reference, migrated_cs, name=name, httpd=httpd, **kw)
+    report = compare(reference, migrated_cs, name=name, httpd=httpd, **kw)
+    report.unserved = unserved_lines(original)
+    return report
+
+
+def unserved_lines(configset: ConfigSet) -> list[str]:
+    """``file:line: directive`` of each line that sends URLs elsewhere (a proxy, a rewrite, a user's
+    directory): the servers run without them (they are not in :data:`KEEP`)."""
+    from ..access.remap import KEYS  # noqa: PLC0415 (access is optional at import time)
+
+    return [f"{name}:{node.location.line}: {' '.join([node.name, *node.raw_args])}"
+            for name, doc in configset.documents.items()
+            for node in doc.directives() if node.key in KEYS - KEEP]
 
 
 def reference_target(httpd: Httpd) -> Target:
