@@ -73,15 +73,9 @@ def later_plain_loglevel(ctx, item: Item) -> Item | None:
     item's place would be lost: the module level must join that later line.
     """
     server = server_of(item)
-    seen = False
     found = None
-    for other in ctx.live_items():
-        if other.node is item.node:
-            seen = True
-            continue
-        if not seen or other.key != "loglevel" or server_of(other) is not server:
-            continue
-        if any(":" not in arg for arg in other.args):
+    for other in ctx.items("loglevel"):
+        if other.order > item.order and server_of(other) is server and any(":" not in arg for arg in other.args):
             found = other
     return found
 
