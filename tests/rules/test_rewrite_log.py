@@ -2,7 +2,7 @@ import pytest
 from apache_fixture import httpd  # noqa: F401
 from ruletest import findings, fixed
 
-from httpd24.apache import configtest
+from httpd24.apache import Instance, configtest, request
 from httpd24.engine import Applicability
 
 
@@ -21,39 +21,93 @@ def test_noop(code, text):
     assert findings(text, code) == []
 
 
-@pytest.mark.parametrize(
-    ("before", "after"),
-    [
-        pytest.param("RewriteLog logs/rewrite_log\nRewriteLogLevel 3\n", "LogLevel rewrite:trace3\n", id="pair"),
-        pytest.param("RewriteLogLevel 9\r\nRewriteLog logs/rw\r\n", "LogLevel rewrite:trace8\r\n", id="nine-crlf"),
-        pytest.param("RewriteLogLevel 1\nRewriteLog logs/rw\n", "LogLevel rewrite:trace1\n", id="one"),
-        pytest.param("RewriteLog logs/rw\nRewriteLogLevel 0\n", "", id="zero"),
-        pytest.param("RewriteLog logs/rw\nServerName x\n", "ServerName x\n", id="log-without-level"),
-        pytest.param("RewriteLogLevel 4\nServerName x\n", "ServerName x\n", id="level-without-log"),
-        pytest.param(
-            "LogLevel warn\nRewriteLogLevel 2\nRewriteLog logs/rw\nLogLevel info\n",
-            "LogLevel warn\nLogLevel info rewrite:trace2\n",
-            id="later-loglevel-would-reset",
-        ),
-        pytest.param(
-            "<IfModule mod_rewrite.c>\n    RewriteLog logs/rw\n    RewriteLogLevel 5\n</IfModule>\n",
-            "<IfModule mod_rewrite.c>\n    LogLevel rewrite:trace5\n</IfModule>\n",
-            id="in-ifmodule",
-        ),
-        pytest.param(
-            "RewriteLogLevel 2\n<VirtualHost *:80>\n  RewriteEngine On\n  RewriteLog logs/vh\n</VirtualHost>\n",
-            "LogLevel rewrite:trace2\n<VirtualHost *:80>\n  RewriteEngine On\n</VirtualHost>\n",
-            id="vhost-log-main-level",
-        ),
-        pytest.param(
-            "RewriteLog logs/rw\n<VirtualHost *:80>\n  RewriteLogLevel 3\n</VirtualHost>\n",
-            "<VirtualHost *:80>\n  LogLevel rewrite:trace3\n</VirtualHost>\n",
-            id="main-log-vhost-level",
-        ),
-    ],
-)
+FIXES = [
+    pytest.param("RewriteLog logs/rewrite_log\nRewriteLogLevel 3\n", "LogLevel rewrite:trace3\n", id="pair"),
+    pytest.param("RewriteLogLevel 9\r\nRewriteLog logs/rw\r\n", "LogLevel rewrite:trace8\r\n", id="nine-crlf"),
+    pytest.param("RewriteLogLevel 1\nRewriteLog logs/rw\n", "LogLevel rewrite:trace1\n", id="one"),
+    pytest.param("RewriteLog logs/rw\nRewriteLogLevel 0\n", "", id="zero"),
+    pytest.param("RewriteLog logs/rw\nServerName x\n", "ServerName x\n", id="log-without-level"),
+    pytest.param("RewriteLogLevel 4\nServerName x\n", "ServerName x\n", id="level-without-log"),
+    pytest.param(
+        "LogLevel warn\nRewriteLogLevel 2\nRewriteLog logs/rw\nLogLevel info\n",
+        "LogLevel warn\nLogLevel info rewrite:trace2\n",
+        id="later-loglevel-would-reset",
+    ),
+    pytest.param(
+        "<IfModule mod_rewrite.c>\n    RewriteLog logs/rw\n    RewriteLogLevel 5\n</IfModule>\n",
+        "<IfModule mod_rewrite.c>\n    LogLevel rewrite:trace5\n</IfModule>\n",
+        id="in-ifmodule",
+    ),
+    # 2.2's mod_rewrite (config_server_merge) gives a virtual host the main server's RewriteLog and
+    # RewriteLogLevel only under RewriteOptions Inherit, its own or (2.2.22+) the main server's:
+    # without it the level or the file alone logged nothing.
+    pytest.param(
+        "RewriteLogLevel 2\n<VirtualHost *:80>\n  RewriteEngine On\n  RewriteLog logs/vh\n</VirtualHost>\n",
+        "<VirtualHost *:80>\n  RewriteEngine On\n</VirtualHost>\n",
+        id="vhost-log-main-level",
+    ),
+    pytest.param(
+        "RewriteLog logs/rw\n<VirtualHost *:80>\n  RewriteLogLevel 3\n</VirtualHost>\n",
+        "<VirtualHost *:80>\n</VirtualHost>\n",
+        id="main-log-vhost-level",
+    ),
+    pytest.param(
+        "RewriteLogLevel 2\n<VirtualHost *:80>\n  RewriteOptions Inherit\n  RewriteLog logs/vh\n</VirtualHost>\n",
+        "<VirtualHost *:80>\n  RewriteOptions Inherit\n  LogLevel rewrite:trace2\n</VirtualHost>\n",
+        id="vhost-log-main-level-inherit",
+    ),
+    pytest.param(
+        "RewriteLog logs/rw\n<VirtualHost *:80>\n  RewriteOptions inherit\n  RewriteLogLevel 3\n</VirtualHost>\n",
+        "<VirtualHost *:80>\n  RewriteOptions inherit\n  LogLevel rewrite:trace3\n</VirtualHost>\n",
+        id="main-log-vhost-level-inherit",
+    ),
+    pytest.param(
+        "RewriteOptions Inherit\nRewriteLog logs/rw\n<VirtualHost *:80>\n  RewriteLogLevel 3\n</VirtualHost>\n",
+        "RewriteOptions Inherit\n<VirtualHost *:80>\n  LogLevel rewrite:trace3\n</VirtualHost>\n",
+        id="main-inherit-option-reaches-the-vhost",
+    ),
+    # The main server's trace would reach every virtual host in 2.4 (LogLevel is inherited):
+    # those that did not inherit it in 2.2 keep mod_rewrite at the level they logged it at.
+    pytest.param(
+        "RewriteLog logs/rw\nRewriteLogLevel 3\n<VirtualHost *:80>\n  ServerName a\n</VirtualHost>\n",
+        "LogLevel rewrite:trace3\n<VirtualHost *:80>\n  ServerName a\n  LogLevel rewrite:warn\n</VirtualHost>\n",
+        id="main-trace-kept-out-of-vhost",
+    ),
+    pytest.param(
+        "LogLevel info\nRewriteLog logs/rw\nRewriteLogLevel 3\n<VirtualHost *:80>\n</VirtualHost>\n",
+        "LogLevel info\nLogLevel rewrite:trace3\n<VirtualHost *:80>\n    LogLevel rewrite:info\n</VirtualHost>\n",
+        id="main-trace-kept-out-at-the-main-level",
+    ),
+    pytest.param(
+        "RewriteLog logs/rw\nRewriteLogLevel 3\n<VirtualHost *:80>\n  RewriteLog logs/vh\n</VirtualHost>\n",
+        "LogLevel rewrite:trace3\n<VirtualHost *:80>\n  LogLevel rewrite:warn\n</VirtualHost>\n",
+        id="main-trace-kept-out-of-vhost-with-its-own-file-at-level-0",
+    ),
+    pytest.param(
+        "RewriteLog logs/rw\nRewriteLogLevel 3\n<VirtualHost *:80>\n  RewriteOptions Inherit\n</VirtualHost>\n",
+        "LogLevel rewrite:trace3\n<VirtualHost *:80>\n  RewriteOptions Inherit\n</VirtualHost>\n",
+        id="main-trace-inherited",
+    ),
+    pytest.param(
+        "RewriteLog logs/rw\nRewriteLogLevel 3\n<VirtualHost *:80>\n  LogLevel notice\n</VirtualHost>\n",
+        "LogLevel rewrite:trace3\n<VirtualHost *:80>\n  LogLevel notice\n</VirtualHost>\n",
+        id="vhost-plain-level-resets-anyway",
+    ),
+]
+
+
+@pytest.mark.parametrize(("before", "after"), FIXES)
 def test_fix(before, after):
     assert fixed(before, "HT11") == after
+
+
+@pytest.mark.parametrize(("before", "after"), FIXES)
+@pytest.mark.parametrize("first", ["HT113", "HT114"])
+def test_either_rule_first_gives_the_same_result(before, after, first):
+    """Each rule's fix carries what the other's lines then need: applied one rule at a time, in either
+    order, the trace ends where both together put it."""
+    second = "HT114" if first == "HT113" else "HT113"
+    assert fixed(fixed(before, first), second) == after
 
 
 def test_messages_and_applicability():
@@ -101,6 +155,32 @@ def test_real_httpd_refuses_original_accepts_fix(httpd):
     before = configtest(files, "rw.conf", modules, httpd=httpd)
     assert not before.ok and "RewriteLog" in before.output
     out = fixed(text, "HT11")
-    assert "LogLevel rewrite:trace8" in out and "LogLevel rewrite:trace2" in out
+    # The virtual host had no RewriteLog (no Inherit): its level logged nothing in 2.2.
+    assert "LogLevel rewrite:trace8" in out and "trace2" not in out and "LogLevel rewrite:warn" in out
     after = configtest({**files, "rw.conf": out}, "rw.conf", modules, httpd=httpd)
     assert after.ok, after.output
+
+
+@pytest.mark.apache
+def test_real_httpd_traces_where_2_2_did_and_nowhere_else(httpd):
+    """2.2 traced the main server's requests only: a virtual host without RewriteOptions Inherit had no
+    rewrite log. The migrated configuration, run on apache2, traces requests to the main server and none to
+    the virtual host (which, unmigrated, would inherit the main server's LogLevel rewrite:trace3)."""
+    text = (
+        "RewriteEngine On\n"
+        "RewriteRule ^/main$ /index.html\n"
+        "RewriteLog logs/rewrite_log\n"
+        "RewriteLogLevel 3\n"
+        "<VirtualHost 127.0.0.1:${HTTPD24_PORT_2}>\n"
+        "    RewriteEngine On\n"
+        "    RewriteRule ^/vhost$ /index.html\n"
+        "</VirtualHost>\n"
+    )
+    out = fixed(text, "HT11")
+    with Instance({"rw.conf": out}, "rw.conf", ["rewrite_module"], httpd=httpd, ports=2) as server:
+        request(server.ports[0], "/main")
+        request(server.ports[1], "/vhost")
+        log = server.error_log()
+    traced = [line for line in log.splitlines() if "rewrite:trace3" in line]
+    assert any("/main" in line for line in traced), log
+    assert not any("/vhost" in line for line in traced), log

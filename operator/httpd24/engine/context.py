@@ -34,6 +34,9 @@ class Context:
     memory: dict = field(default_factory=dict, repr=False)
     #: What the configuration ran on before (:mod:`.source`): ``auto`` judges by what it loads.
     source_version: SourceVersion = "auto"
+    #: What rules work out once from this pass's view and share between its items (unlike ``memory``,
+    #: gone with the pass, whose fixes change the text it was read from).
+    cache: dict = field(default_factory=dict, repr=False)
 
     @classmethod
     def build(cls, configset: ConfigSet, target: Target, defaults: DefaultsPolicy = None,

@@ -3,6 +3,8 @@ at ``LogLevel rewrite:traceN``; there is no separate rewrite log any more."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from ..config import edit
 from ..engine import Applicability, Rule, Severity, register
 from ._ht1xx import module_level_fix, removal, server_of, unresolved
@@ -29,33 +31,90 @@ def _trace(level: int) -> str:
     return f"trace{min(level, 8)}"
 
 
-def _servers_seeing(ctx, item):
-    """Items of the same 2.2 server, or of the main server, which every virtual host inherits."""
-    server = server_of(item)
-    return lambda other: server_of(other) is server or server_of(other) is None or server is None
+# -- which server wrote a rewrite log in 2.2 ------------------------------------------------------
+# 2.2's config_server_merge gives a virtual host the main server's RewriteLog and RewriteLogLevel only
+# under RewriteOptions Inherit (its own RewriteOptions, or the main server's when it has none: 2.2.22+
+# merges the options); a level without a file, or a file at level 0, wrote nothing. 2.4's LogLevel is
+# inherited by every virtual host that sets no plain LogLevel of its own.
+
+@dataclass
+class _Server:
+    """What one server (the main one, or a virtual host) says about rewrite logging."""
+
+    level: int = 0  # its last RewriteLogLevel, or the level of a LogLevel rewrite:traceN an earlier fix wrote
+    log: bool = False  # it has a RewriteLog
+    converted: bool = False  # a RewriteLogLevel > 0 of its own becomes its LogLevel rewrite:traceN
+    module_level: bool = False  # it has a LogLevel rewrite:... (an earlier fix wrote it: 2.2 has none)
+    plain: str | None = None  # its last plain LogLevel (2.4 drops the main server's module levels under it)
+    options: list[str] | None = None  # the words of its RewriteOptions lines; None when it has none
+    levels: list = field(default_factory=list)  # its RewriteLogLevel items
 
 
-def _effective_level(ctx, item) -> int:
-    """The rewrite trace level that applies to the item's server: its RewriteLogLevel (or a
-    ``LogLevel rewrite:traceN`` written by an earlier fix), else the main server's; 0 when none."""
-    server = server_of(item)
-    own = main = None
-    for other in ctx.items("rewriteloglevel", "loglevel"):
-        if other.key == "rewriteloglevel":
-            value = _level(other)
+def _servers(ctx) -> dict:
+    """Each server's :class:`_Server`, by its ``<VirtualHost>`` node (None: the main server); read once a pass."""
+    servers = ctx.cache.get("rewrite_log.servers")
+    if servers is not None:
+        return servers
+    servers = {None: _Server(), **{item.node: _Server() for item in ctx.items("virtualhost")}}
+    for item in ctx.items("rewriteloglevel", "loglevel", "rewritelog", "rewriteoptions"):
+        server = servers.setdefault(server_of(item), _Server())
+        if item.key == "rewritelog":
+            server.log = True
+        elif item.key == "rewriteoptions":
+            server.options = [*(server.options or []), *(a.lower() for a in item.args)]
+        elif item.key == "rewriteloglevel":
+            server.levels.append(item)
+            level = _level(item)
+            server.level = server.level if level is None else level
+            server.converted |= (level or 0) > 0
         else:
-            value = next(
-                (int(a[len("rewrite:trace"):]) for a in other.args
-                 if a.lower().startswith("rewrite:trace") and a[len("rewrite:trace"):].isdigit()),
-                None,
-            )
-        if value is None:
+            trace = _rewrite_trace_arg(item)
+            server.level = server.level if trace is None else trace
+            server.module_level |= any(a.lower().startswith("rewrite:") for a in item.args)
+            server.plain = next((a.lower() for a in item.args if ":" not in a), server.plain)
+    ctx.cache["rewrite_log.servers"] = servers
+    return servers
+
+
+def _inherits(servers, server) -> bool:
+    """Whether a virtual host took the main server's rewrite log in 2.2."""
+    if server is None:
+        return False
+    options = servers[server].options
+    return "inherit" in (options if options is not None else servers[None].options or [])
+
+
+def _rewrite_trace_arg(item) -> int | None:
+    """N of a ``LogLevel ... rewrite:traceN``."""
+    return next((int(a[len("rewrite:trace"):]) for a in item.args
+                 if a.lower().startswith("rewrite:trace") and a[len("rewrite:trace"):].isdigit()), None)
+
+
+def _traced(servers, server) -> int:
+    """The level at which 2.2 wrote the server's rewrite trace; 0 when it wrote none."""
+    own = servers[server]
+    level, log = own.level, own.log
+    if _inherits(servers, server):
+        level, log = level or servers[None].level, log or servers[None].log
+    return level if log else 0
+
+
+def _vhost_levels(servers, *, with_log: bool) -> list[tuple[object, str]]:
+    """(virtual host, ``LogLevel rewrite:...`` it needs of its own) so that 2.4 traces it as 2.2 did,
+    for the virtual hosts with (``with_log``) or without a RewriteLog of their own. None is needed where
+    its own RewriteLogLevel is converted, or what it inherits is already right."""
+    main = _traced(servers, None)
+    out = []
+    for vhost, own in servers.items():
+        if vhost is None or own.log != with_log or own.module_level:
             continue
-        if server_of(other) is None:
-            main = value
-        if server is not None and server_of(other) is server:
-            own = value
-    return own if own is not None else (main if main is not None else 0)
+        want = _traced(servers, vhost)
+        if want and own.converted:
+            continue  # converted where it stands
+        inherited = 0 if own.plain else main
+        if want != inherited:
+            out.append((vhost, f"rewrite:{_trace(want)}" if want else f"rewrite:{servers[None].plain or 'warn'}"))
+    return out
 
 
 def _conversion(rule, ctx, item):
@@ -66,11 +125,17 @@ def _conversion(rule, ctx, item):
     )
 
 
-def _has_log(ctx, item) -> bool:
-    """Whether a RewriteLog file is set for the item's server (its own, the main server's, or any vhost's
-    when the item is in the main server, since virtual hosts inherit the main server's level)."""
-    seeing = _servers_seeing(ctx, item)
-    return any(seeing(other) for other in ctx.items("rewritelog"))
+def _with_vhost_levels(rule, fix, levels):
+    """``fix``, also writing each virtual host's own ``LogLevel rewrite:...`` (in the same edit)."""
+    if not levels:
+        return fix
+
+    def apply() -> None:
+        for vhost, level in levels:  # first, indented as the lines the fix may remove
+            edit.append_child(vhost, f"LogLevel {level}")
+        fix.apply()
+
+    return rule.fix(fix.description, fix.applicability, apply, *fix.nodes, *(v for v, _ in levels))
 
 
 @register
@@ -105,6 +170,14 @@ class RewriteLogLevel(Rule):
     preserve. If a plain `LogLevel` of the same server comes after the line,
     `rewrite:traceN` is added to that `LogLevel` instead, because in 2.4 a
     plain level resets the module levels set before it.
+
+    A virtual host wrote the main server's rewrite log (at the main server's
+    level unless it set its own) only under `RewriteOptions Inherit`, its own
+    or the main server's. 2.4's `LogLevel` reaches every virtual host without
+    a plain `LogLevel` of its own, so a virtual host that traced nothing in 2.2
+    gets `LogLevel rewrite:<the main server's level>` (default `warn`), and one
+    that traced at a level it does not inherit in 2.4 gets its own
+    `LogLevel rewrite:traceN`, in the same edit.
     """
 
     code = "HT114"
@@ -128,16 +201,25 @@ class RewriteLogLevel(Rule):
                 fix=removal(self, item),
             )
             return
-        if not _has_log(ctx, item):
+        server, servers = server_of(item), _servers(ctx)
+        if not _traced(servers, server):
+            # The main server's level may still be the level of virtual hosts that inherit it with a
+            # RewriteLog of their own: they get it as theirs in the same edit.
+            fix = removal(self, item)
+            if server is None:
+                fix = _with_vhost_levels(self, fix, _vhost_levels(servers, with_log=True))
             yield self.finding(
                 item,
                 f"RewriteLogLevel is not in 2.4 (start-up fails); without a RewriteLog 2.2 logged nothing at level "
-                f"{level}: remove it (LogLevel rewrite:{_trace(level)} would start tracing to the error log)",
-                fix=removal(self, item),
+                f"{level} for this server (a virtual host has the main server's only under RewriteOptions Inherit): "
+                f"remove it (LogLevel rewrite:{_trace(level)} would start tracing to the error log)",
+                fix=fix,
             )
             return
         trace = _trace(level)
         text, fix = _conversion(self, ctx, item)
+        if server is None:
+            fix = _with_vhost_levels(self, fix, _vhost_levels(servers, with_log=False))
         yield self.finding(
             item,
             f"RewriteLogLevel is not in 2.4 (start-up fails): level {level} is LogLevel rewrite:{trace}, "
@@ -174,6 +256,7 @@ class RewriteLog(Rule):
     unset (2.2 wrote nothing to the file). Otherwise preserve: the trace is
     kept by the `RewriteLogLevel` fix (HT114), but in the error log; the file
     (or program) named here no longer receives it, which the message says.
+    Virtual hosts get what the `RewriteLogLevel` fix says they get.
     """
 
     code = "HT113"
@@ -185,22 +268,35 @@ class RewriteLog(Rule):
 
     def check(self, ctx, item):
         target = item.node.raw_args[0] if item.node.raw_args else ""
-        level = _effective_level(ctx, item)
+        server, servers = server_of(item), _servers(ctx)
+
+        # The RewriteLogLevel lines that log into this file (of this server, and of the virtual hosts that
+        # inherit the main server's) are converted in the same edit: removed alone first, the file would
+        # leave them looking like levels that never logged anything.
+        logging_here = [server] if server is not None else [
+            where for where, own in servers.items()
+            if where is None or (_inherits(servers, where) and not own.log)
+        ]
+        dependants = [
+            other for where in logging_here if _traced(servers, where)
+            for other in servers[where].levels if (_level(other) or 0) > 0
+        ]
+        level = _traced(servers, server) or max((_level(other) for other in dependants), default=0)
+        # What the servers' own LogLevel lines must say once this file is gone: the main server's trace
+        # reaches every virtual host in 2.4; a virtual host's own level may have been the main server's,
+        # or must stay out of the main server's trace.
+        if server is None:
+            vhost_levels = _vhost_levels(servers, with_log=False) if level > 0 else []
+        else:
+            vhost_levels = [(vhost, lvl) for vhost, lvl in _vhost_levels(servers, with_log=True) if vhost is server]
         if level <= 0:
             yield self.finding(
                 item,
                 f"RewriteLog is not in 2.4 (start-up fails); with RewriteLogLevel 0 nothing was written to {target}: "
                 "remove it",
-                fix=removal(self, item),
+                fix=_with_vhost_levels(self, removal(self, item), vhost_levels),
             )
             return
-        # The RewriteLogLevel lines that log into this file are converted in the same edit: removed
-        # alone first, the file would leave them looking like levels that never logged anything.
-        seeing = _servers_seeing(ctx, item)
-        dependants = [
-            other for other in ctx.items("rewriteloglevel")
-            if seeing(other) and (_level(other) or 0) > 0
-        ]
         conversions = [_conversion(self, ctx, other)[1] for other in dependants]
         node = item.node
 
@@ -210,11 +306,12 @@ class RewriteLog(Rule):
             edit.remove(node)
 
         nodes = [node, *(n for conversion in conversions for n in conversion.nodes)]
+        fix = self.fix(f"remove RewriteLog {target}", Applicability.PRESERVE, apply, *nodes)
         yield self.finding(
             item,
             f"RewriteLog is not in 2.4 (start-up fails): 2.4 has no separate rewrite log, the trace "
             f"(LogLevel rewrite:{_trace(level)}) goes to the ErrorLog of this server and {target} is no longer "
             "written",
             replacement=f"LogLevel rewrite:{_trace(level)}",
-            fix=self.fix(f"remove RewriteLog {target}", Applicability.PRESERVE, apply, *nodes),
+            fix=_with_vhost_levels(self, fix, vhost_levels),
         )
