@@ -291,3 +291,17 @@ def test_an_unreadable_included_file_is_an_error(server, monkeypatch):
     code, _, err = run("lint", str(server / "httpd.conf"))
     assert code == 2, err
     assert f"{server}/httpd.conf:2:1: error: Include conf.d/*.conf: {legacy} cannot be read (Permission denied)" in err
+
+
+def test_a_directory_given_names_the_files_its_plain_includes_miss(tmp_path):
+    """As for a file given: httpd refuses to start without a plain Include's file, so it is named (the
+    directory may be a partial copy, so not an error); an empty directory included is no error at all."""
+    (tmp_path / "empty.d").mkdir()
+    (tmp_path / "httpd.conf").write_text("Include conf/extra/ssl.conf\nInclude empty.d\nInclude /nonexistent-httpd24/x.conf\n"
+                                         "IncludeOptional conf/optional.conf\nMaxClients 1\n")
+    code, out, err = run("lint", "--select", "HT101", str(tmp_path))
+    assert codes(out) == [(f"{tmp_path}/httpd.conf:5", "HT101")] and code == 0, err
+    assert (f"{tmp_path}/conf/extra/ssl.conf: not read (no such file; httpd.conf:1 includes it, and httpd refuses "
+            "to start without it") in err
+    assert "/nonexistent-httpd24/x.conf: not read (outside the directory given, not checked" in err
+    assert "empty.d" not in err and "optional" not in err

@@ -197,8 +197,27 @@ class ConfigSet:
             skipped[name] = why
         configset.errors = [e for e in configset.errors if e.file not in left_out]
         configset.aliases = {k: v for k, v in configset.aliases.items() if v in configset.documents}
+        skipped.update(configset._missing_includes())
         configset.skipped = skipped
         return configset
+
+    def _missing_includes(self) -> dict[str, str]:
+        """What a plain ``Include`` names that the set does not hold, with why it is not read: httpd (2.2
+        as 2.4) refuses to start without the file, so a directory that should be a whole server is not."""
+        missing: dict[str, str] = {}
+        for name, doc in self.documents.items():
+            for node in doc.directives():
+                if node.key != "include" or not node.args or "${" in node.args[0] or is_wildcard(node.args[0]):
+                    continue
+                names, outside = self.resolve_include(node.args[0])
+                if names or os.path.lexists(os.path.join(self.server_root, node.args[0])):
+                    continue  # (an empty directory is not in the set, and is no error)
+                where = f"{name}:{node.location.line} includes it"
+                missing.setdefault(node.args[0], (
+                    f"outside the directory given, not checked; {where}" if outside else
+                    f"no such file; {where}, and httpd refuses to start without it: add the file, or write "
+                    "IncludeOptional if the server does not have it either"))
+        return missing
 
     # -- rendering --------------------------------------------------------------------------
     def render(self) -> dict[str, bytes]:
