@@ -79,6 +79,12 @@ FIXES = [
         id="main-trace-kept-out-at-the-main-level",
     ),
     pytest.param(
+        "<IfModule mod_rewrite.c>\n  RewriteLog logs/rw\n  RewriteLogLevel 3\n</IfModule>\n<VirtualHost *:80>\n</VirtualHost>\n",
+        "<IfModule mod_rewrite.c>\n  LogLevel rewrite:trace3\n</IfModule>\n<VirtualHost *:80>\n"
+        "  <IfModule mod_rewrite.c>\n    LogLevel rewrite:warn\n  </IfModule>\n</VirtualHost>\n",
+        id="vhost-level-only-where-the-module-is",  # LogLevel rewrite: without mod_rewrite stops 2.4
+    ),
+    pytest.param(
         "RewriteLog logs/rw\nRewriteLogLevel 3\n<VirtualHost *:80>\n  RewriteLog logs/vh\n</VirtualHost>\n",
         "LogLevel rewrite:trace3\n<VirtualHost *:80>\n  LogLevel rewrite:warn\n</VirtualHost>\n",
         id="main-trace-kept-out-of-vhost-with-its-own-file-at-level-0",

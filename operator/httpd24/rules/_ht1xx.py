@@ -83,6 +83,17 @@ def later_plain_loglevel(ctx, item: Item) -> Item | None:
 _CONDITIONS = ("ifmodule", "ifdefine", "ifversion", "if", "elseif", "else")
 
 
+def under_conditions(item: Item, line: str, but=()) -> str:
+    """``line`` inside the conditional sections (``<IfModule mod_rewrite.c>`` ...) the item is in, but
+    those of ``but``: read only where the item was, so never where its module may be missing."""
+    wrappers = [s for s in item.context if s.key in _CONDITIONS and s not in but]
+    unit = edit.indent_unit(item.node.document)
+    lines = [f"{unit * depth}<{s.name}{' ' + ' '.join(s.raw_args) if s.raw_args else ''}>" for depth, s in enumerate(wrappers)]
+    lines.append(f"{unit * len(wrappers)}{line}")
+    lines += [f"{unit * depth}</{s.name}>" for depth, s in reversed(list(enumerate(wrappers)))]
+    return "\n".join(lines)
+
+
 def module_level_fix(rule, ctx, item: Item, module_level: str, applicability: Applicability, what: str) -> tuple[str, Fix]:
     """Replace ``item`` by ``LogLevel <module_level>`` where 2.4 keeps it.
 
@@ -110,15 +121,7 @@ def module_level_fix(rule, ctx, item: Item, module_level: str, applicability: Ap
             edit.remove(node)
 
         return "LogLevel " + " ".join(new_args), rule.fix(what, applicability, apply, node, target)
-    wrappers = [s for s in item.context if s.key in _CONDITIONS and s not in later.context]
-    unit = edit.indent_unit(node.document)
-    lines = []
-    for depth, section in enumerate(wrappers):
-        lines.append(f"{unit * depth}<{section.name}{' ' + ' '.join(section.raw_args) if section.raw_args else ''}>")
-    lines.append(f"{unit * len(wrappers)}LogLevel {module_level}")
-    for depth, section in reversed(list(enumerate(wrappers))):
-        lines.append(f"{unit * depth}</{section.name}>")
-    text = "\n".join(lines)
+    text = under_conditions(item, f"LogLevel {module_level}", but=later.context)
 
     def apply_after() -> None:
         edit.insert_after(target, text)

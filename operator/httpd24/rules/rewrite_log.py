@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from ..config import edit
 from ..engine import Applicability, Rule, Severity, register
-from ._ht1xx import module_level_fix, removal, server_of, unresolved
+from ._ht1xx import module_level_fix, removal, server_of, under_conditions, unresolved
 
 
 def _level(item) -> int | None:
@@ -43,7 +43,6 @@ class _Server:
 
     level: int = 0  # its last RewriteLogLevel, or the level of a LogLevel rewrite:traceN an earlier fix wrote
     log: bool = False  # it has a RewriteLog
-    converted: bool = False  # a RewriteLogLevel > 0 of its own becomes its LogLevel rewrite:traceN
     module_level: bool = False  # it has a LogLevel rewrite:... (an earlier fix wrote it: 2.2 has none)
     plain: str | None = None  # its last plain LogLevel (2.4 drops the main server's module levels under it)
     options: list[str] | None = None  # the words of its RewriteOptions lines; None when it has none
@@ -66,7 +65,6 @@ def _servers(ctx) -> dict:
             server.levels.append(item)
             level = _level(item)
             server.level = server.level if level is None else level
-            server.converted |= (level or 0) > 0
         else:
             trace = _rewrite_trace_arg(item)
             server.level = server.level if trace is None else trace
@@ -109,8 +107,8 @@ def _vhost_levels(servers, *, with_log: bool) -> list[tuple[object, str]]:
         if vhost is None or own.log != with_log or own.module_level:
             continue
         want = _traced(servers, vhost)
-        if want and own.converted:
-            continue  # converted where it stands
+        if want and any((_level(line) or 0) > 0 for line in own.levels):
+            continue  # its own RewriteLogLevel becomes its LogLevel rewrite:traceN where it stands
         inherited = 0 if own.plain else main
         if want != inherited:
             out.append((vhost, f"rewrite:{_trace(want)}" if want else f"rewrite:{servers[None].plain or 'warn'}"))
@@ -125,14 +123,16 @@ def _conversion(rule, ctx, item):
     )
 
 
-def _with_vhost_levels(rule, fix, levels):
-    """``fix``, also writing each virtual host's own ``LogLevel rewrite:...`` (in the same edit)."""
+def _with_vhost_levels(rule, item, fix, levels):
+    """``fix``, also writing each virtual host's own ``LogLevel rewrite:...`` (in the same edit), inside the
+    conditions the main server's ``item`` is in."""
     if not levels:
         return fix
+    texts = [(vhost, under_conditions(item, f"LogLevel {level}")) for vhost, level in levels]
 
     def apply() -> None:
-        for vhost, level in levels:  # first, indented as the lines the fix may remove
-            edit.append_child(vhost, f"LogLevel {level}")
+        for vhost, text in texts:  # first, indented as the lines the fix may remove
+            edit.append_child(vhost, text)
         fix.apply()
 
     return rule.fix(fix.description, fix.applicability, apply, *fix.nodes, *(v for v, _ in levels))
@@ -207,7 +207,7 @@ class RewriteLogLevel(Rule):
             # RewriteLog of their own: they get it as theirs in the same edit.
             fix = removal(self, item)
             if server is None:
-                fix = _with_vhost_levels(self, fix, _vhost_levels(servers, with_log=True))
+                fix = _with_vhost_levels(self, item, fix, _vhost_levels(servers, with_log=True))
             yield self.finding(
                 item,
                 f"RewriteLogLevel is not in 2.4 (start-up fails); without a RewriteLog 2.2 logged nothing at level "
@@ -219,7 +219,7 @@ class RewriteLogLevel(Rule):
         trace = _trace(level)
         text, fix = _conversion(self, ctx, item)
         if server is None:
-            fix = _with_vhost_levels(self, fix, _vhost_levels(servers, with_log=False))
+            fix = _with_vhost_levels(self, item, fix, _vhost_levels(servers, with_log=False))
         yield self.finding(
             item,
             f"RewriteLogLevel is not in 2.4 (start-up fails): level {level} is LogLevel rewrite:{trace}, "
@@ -294,7 +294,7 @@ class RewriteLog(Rule):
                 item,
                 f"RewriteLog is not in 2.4 (start-up fails); with RewriteLogLevel 0 nothing was written to {target}: "
                 "remove it",
-                fix=_with_vhost_levels(self, removal(self, item), vhost_levels),
+                fix=_with_vhost_levels(self, item, removal(self, item), vhost_levels),
             )
             return
         conversions = [_conversion(self, ctx, other)[1] for other in dependants]
@@ -313,5 +313,5 @@ class RewriteLog(Rule):
             f"(LogLevel rewrite:{_trace(level)}) goes to the ErrorLog of this server and {target} is no longer "
             "written",
             replacement=f"LogLevel rewrite:{_trace(level)}",
-            fix=_with_vhost_levels(self, fix, vhost_levels),
+            fix=_with_vhost_levels(self, item, fix, vhost_levels),
         )
