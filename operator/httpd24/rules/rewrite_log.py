@@ -97,22 +97,26 @@ def _traced(servers, server) -> int:
     return level if log else 0
 
 
+def _vhost_level(servers, vhost) -> str | None:
+    """The ``LogLevel rewrite:...`` a virtual host needs of its own so that 2.4 traces it as 2.2 did; None
+    where its own RewriteLogLevel is converted, or what it inherits is already right."""
+    own = servers[vhost]
+    if own.module_level:
+        return None
+    want = _traced(servers, vhost)
+    if want and any((_level(line) or 0) > 0 for line in own.levels):
+        return None  # its own RewriteLogLevel becomes its LogLevel rewrite:traceN where it stands
+    inherited = 0 if own.plain else _traced(servers, None)
+    if want == inherited:
+        return None
+    return f"rewrite:{_trace(want)}" if want else f"rewrite:{servers[None].plain or 'warn'}"
+
+
 def _vhost_levels(servers, *, with_log: bool) -> list[tuple[object, str]]:
-    """(virtual host, ``LogLevel rewrite:...`` it needs of its own) so that 2.4 traces it as 2.2 did,
-    for the virtual hosts with (``with_log``) or without a RewriteLog of their own. None is needed where
-    its own RewriteLogLevel is converted, or what it inherits is already right."""
-    main = _traced(servers, None)
-    out = []
-    for vhost, own in servers.items():
-        if vhost is None or own.log != with_log or own.module_level:
-            continue
-        want = _traced(servers, vhost)
-        if want and any((_level(line) or 0) > 0 for line in own.levels):
-            continue  # its own RewriteLogLevel becomes its LogLevel rewrite:traceN where it stands
-        inherited = 0 if own.plain else main
-        if want != inherited:
-            out.append((vhost, f"rewrite:{_trace(want)}" if want else f"rewrite:{servers[None].plain or 'warn'}"))
-    return out
+    """(virtual host, :func:`_vhost_level`) for those with (``with_log``) or without a RewriteLog of their own."""
+    levels = ((vhost, _vhost_level(servers, vhost)) for vhost, own in servers.items()
+              if vhost is not None and own.log == with_log)
+    return [(vhost, level) for vhost, level in levels if level is not None]
 
 
 def _conversion(rule, ctx, item):
@@ -288,7 +292,8 @@ class RewriteLog(Rule):
         if server is None:
             vhost_levels = _vhost_levels(servers, with_log=False) if level > 0 else []
         else:
-            vhost_levels = [(vhost, lvl) for vhost, lvl in _vhost_levels(servers, with_log=True) if vhost is server]
+            own_level = _vhost_level(servers, server)
+            vhost_levels = [] if own_level is None else [(server, own_level)]
         if level <= 0:
             yield self.finding(
                 item,
