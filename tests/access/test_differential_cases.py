@@ -163,6 +163,13 @@ INHERITANCE = [
      "</DirectoryMatch>\n"),
     ("virtual host", DOCROOT + "<VirtualHost *:80>\n    DocumentRoot /srv/www\n    <Location /c>\n        Order deny,allow\n"
      "        Deny from all\n    </Location>\n</VirtualHost>\n"),
+    # More sections may meet the <Files> than their subsets can be tried one by one (2^12).
+    ("shared hosting: many user directories and a Files section", DOCROOT + "<Directory />\n    Order deny,allow\n"
+     "    Deny from all\n</Directory>\n<Files ~ \"^\\.ht\">\n    Order allow,deny\n    Deny from all\n"
+     "    Satisfy All\n</Files>\n" + "".join(
+         f"<Directory /srv/www/u{n}>\n    <Limit GET POST>\n        Order allow,deny\n        Allow from all\n"
+         f"    </Limit>\n    <LimitExcept GET POST>\n        Order deny,allow\n        Deny from all\n"
+         f"    </LimitExcept>\n</Directory>\n" for n in range(12))),
 ]
 
 

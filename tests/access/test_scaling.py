@@ -1,10 +1,12 @@
 """The access-control analysis stays linear in the size of the configuration.
 
-Two properties: the indexed search for the sections that may merge before a
+Properties: the indexed search for the sections that may merge before a
 section finds exactly what a scan of every section finds (on random nested
-configurations, with and without virtual hosts, aliases and wildcards), and
+configurations, with and without virtual hosts, aliases and wildcards);
 linting 4x as many virtual hosts costs at most ~4x (asserted < 8x; the
-quadratic search took 16x).
+quadratic search took 16x); and a section that hundreds of others may meet
+(a ``<Files>`` under every user directory) is planned from the distinct
+contexts, which include every context the subsets of those sections make.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ import time
 import pytest
 
 from httpd24.access import build
-from httpd24.access.plan import _predecessors_scan, chains, predecessors
+from httpd24.access.model import fold
+from httpd24.access.plan import _distinct_chains, _predecessors_scan, chains, predecessors
 from httpd24.apache.differential import random_config
 from httpd24.config import ConfigSet
 from httpd24.engine import lint, migrate
@@ -127,3 +130,57 @@ def test_chains_are_computed_once_per_section():
     model = build(ConfigSet.from_mapping({"httpd.conf": _config(3)}, entry="httpd.conf"))
     scope = next(s for s in model.scopes if s.kind == "location")
     assert chains(scope, model) is chains(scope, model)
+
+
+def _contexts(found, d) -> set:
+    return {(fold([*chain, d], "2.2"), fold([*chain, d], "compat"), fold(chain, "2.2"), fold(chain, "compat"),
+             any(p.own.has_access for p in chain), any(p.own.has_compat for p in chain)) for chain in found}
+
+
+@pytest.mark.parametrize("seed", [3, 5])
+def test_distinct_chains_hold_every_context_of_the_subsets(seed):
+    """What a request meets before and at a section, for every subset of the sections that may meet it,
+    is among the contexts of the distinct chains (which may hold more: a context too many is careful)."""
+    checked = 0
+    for i in range(120):
+        text = random_config(random.Random(f"{seed}:{i}"), max_sections=8)
+        model = build(ConfigSet.from_mapping({"httpd.conf": text}, entry="httpd.conf"))
+        for d in model.scopes:
+            certain, uncertain = predecessors(d, model)
+            if not uncertain:
+                continue
+            every = chains(d, model)
+            distinct = _distinct_chains(d, certain, uncertain, model)
+            assert distinct is not None and every is not None
+            assert _contexts(every, d) <= _contexts(distinct, d), (i, d.label, text)
+            checked += 1
+    assert checked > 20
+
+
+def _shared_hosting(users: int, satisfy_any_every: int = 0) -> str:
+    text = ("DocumentRoot /srv/www\n<Directory />\n    Order deny,allow\n    Deny from all\n</Directory>\n"
+            "<Files ~ \"^\\.ht\">\n    Order allow,deny\n    Deny from all\n</Files>\n")
+    for n in range(users):
+        text += f"<Directory /srv/www/u{n}>\n    Order deny,allow\n    Deny from all\n    Allow from 10.0.{n % 250}\n"
+        if satisfy_any_every and n % satisfy_any_every == 0:
+            text += "    AuthType Basic\n    AuthName u\n    AuthUserFile /etc/p\n    Require valid-user\n    Satisfy Any\n"
+        text += "</Directory>\n"
+    return text
+
+
+def test_a_files_section_under_hundreds_of_user_directories_is_translated():
+    result = migrate(ConfigSet.from_mapping({"httpd.conf": _shared_hosting(300)}, entry="httpd.conf"), select=["HT5"])
+    assert result.remaining == []
+    out = result.files["httpd.conf"].decode()
+    assert out.count("Require all denied") == 2 and out.count("Require ip 10.0.") == 300
+
+
+def test_a_files_section_whose_meaning_depends_on_the_directory_names_the_sections_it_depends_on():
+    """Under a directory with ``Satisfy Any`` + ``Require valid-user``, 2.2 lets a user read its .htaccess
+    (the Files section sets no Satisfy): no single 2.4 form, and the message says which sections matter."""
+    result = migrate(ConfigSet.from_mapping({"httpd.conf": _shared_hosting(300, 3)}, entry="httpd.conf"),
+                     select=["HT501"])
+    files = [f for f in result.remaining if f.line == 7]  # its Order line
+    assert len(files) == 1
+    assert "depends on which other sections apply" in files[0].message
+    assert "<Directory /srv/www/u0>" in files[0].message and "and 293 more" in files[0].message

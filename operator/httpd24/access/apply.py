@@ -231,7 +231,7 @@ def normalize_notes(configset: ConfigSet, target: Target | None = None, *,
             continue
         possible = chains(d, model)
         if possible is None:
-            notes.append(f"{d.file}:{d.line}: {d.label}: too many sections may apply with it")
+            notes.append(f"{d.file}:{d.line}: {d.label}: the sections that may apply with it make too many contexts")
             continue
         if not own.has_compat and not wants_authtype:
             # Require lines only: the inherited Satisfy may have been rewritten above it

@@ -208,11 +208,28 @@ class Effective:
         return [r for r in self.requires if method in r.methods]
 
 
+def _satisfy_after(parent: tuple[tuple[str, Methods], ...], own: tuple[tuple[str, Methods], ...]):
+    """2.2's Satisfy lines in merge order, less those a later line overrides for every method they
+    name: :meth:`Effective.satisfy_for` answers the same, and states that answer the same compare
+    equal (a hundred user directories with ``Satisfy Any`` are one context, not a hundred)."""
+    lines = parent + own
+    return tuple(line for i, line in enumerate(lines) if not any(_covers(later[1], line[1]) for later in lines[i + 1:]))
+
+
+def _covers(wide: Methods, narrow: Methods) -> bool:
+    """Whether every method of ``narrow`` is one of ``wide``."""
+    if wide.is_all:
+        return True
+    if not narrow.inverted:
+        return narrow.names <= wide.names if not wide.inverted else not (narrow.names & wide.names)
+    return wide.inverted and wide.names <= narrow.names
+
+
 def merge(parent: Effective, own: Own, mode: Mode) -> Effective:
     if mode == "2.2":
         return Effective(
             host=own.host if own.host is not None else parent.host,
-            satisfy=parent.satisfy + own.satisfy if own.satisfy is not None else parent.satisfy,
+            satisfy=_satisfy_after(parent.satisfy, own.satisfy) if own.satisfy is not None else parent.satisfy,
             requires=own.requires if own.requires is not None else parent.requires,
             authz=None,
             authtype=own.authtype or parent.authtype,
@@ -244,24 +261,34 @@ def fold(chain: Sequence[Scope], mode: Mode) -> Effective:
     (measured on apache2 2.4: tests/access/test_differential_harness.py). Replacing merges
     (Order/Allow/Deny/Satisfy, AuthType, 2.2's Require) come out the same either way.
     """
-    state = Effective()
-    if mode == "2.2":
-        for scope in chain:
-            state = merge(state, scope.own, mode)
-        return state
-    group: str | None = None
+    folding = Folding()
+    for scope in chain:
+        folding = folding.then(scope, mode)
+    return folding.state
+
+
+@dataclass(frozen=True)
+class Folding:
+    """:func:`fold` part way along a chain: two equal foldings give equal states for any rest of it."""
+
+    state: Effective = Effective()
+    group: str | None = None  # the walk group (:data:`WALK_GROUPS`) of the last scope, compat only
     before: X.Expr | None = None  # the Require tree before the current group
     inside: AuthzRecord | None = None  # the group's own record, merged so far
-    for scope in chain:
+
+    def then(self, scope: Scope, mode: Mode) -> Folding:
+        if mode == "2.2":
+            return Folding(merge(self.state, scope.own, mode))
+        group, before, inside = self.group, self.before, self.inside
         kind = WALK_GROUPS.get(scope.kind)
         if kind != group:
-            group, before, inside = kind, state.authz, None
-        state = merge(state, scope.own, mode)
+            group, before, inside = kind, self.state.authz, None
+        state = merge(self.state, scope.own, mode)
         record = scope.own.authz_record
         if group is not None and record is not None:
             inside = merge_authz(inside, record)
             state = replace(state, authz=merge_authz((before, None), inside)[0])
-    return state
+        return Folding(state, group, before, inside)
 
 
 #: mod_authz_core's per-directory record: the Require tree and the AuthMerging (None: not set).

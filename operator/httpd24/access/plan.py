@@ -15,7 +15,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import posixpath
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterator
 
 from ..config.gcpause import gc_paused
@@ -23,8 +23,10 @@ from . import authz22, remap
 from . import expr as X
 from .hosts import Entry, ipsubnet
 from .model import (
+    DEFAULT_HOST,
     OTHER,
     Effective,
+    Folding,
     Host,
     Mode,
     Model,
@@ -41,6 +43,10 @@ from .model import (
 from .remap import literal_prefix
 
 MAX_UNCERTAIN = 8
+#: Beyond MAX_UNCERTAIN, the most distinct contexts tried (:func:`_distinct_chains`).
+MAX_CONTEXTS = 64
+#: The most sections a message names.
+MAX_NAMED = 8
 #: Try AuthMerging / equivalent forms for context-dependent sections. Its 3 mismatches in 120 random
 #: configurations came from expressions that meant something else in memory than as written (a bare
 #: ``Require not`` evaluated NEUTRAL where the renderer writes ``RequireAll`` + ``all granted``); fixed in
@@ -481,8 +487,8 @@ def chains(d: Scope, model: Model) -> list[list[Scope]] | None:
         return memo[id(d)]
     certain, uncertain = predecessors(d, model)
     if len(uncertain) > MAX_UNCERTAIN:
-        memo[id(d)] = None
-        return None
+        memo[id(d)] = _distinct_chains(d, certain, uncertain, model)
+        return memo[id(d)]
     out = []
     for n in range(len(uncertain) + 1):
         for subset in itertools.combinations(uncertain, n):
@@ -493,6 +499,57 @@ def chains(d: Scope, model: Model) -> list[list[Scope]] | None:
             out.append(sorted(certain + list(subset), key=Scope.merge_key))
     memo[id(d)] = out
     return out
+
+
+def _distinct_chains(d: Scope, certain: list[Scope], uncertain: list[Scope], model: Model) -> list[list[Scope]] | None:
+    """One chain for each distinct context, where the subsets of ``uncertain`` are too many to try one
+    by one (a ``<Files>`` under a hundred user directories); None beyond :data:`MAX_CONTEXTS`.
+
+    Built along the merge order, each uncertain scope taken and left out; chains that fold to the same
+    settings in both modes, with the same answers to what the callers ask of a chain's members, are
+    kept once. Two uncertain scopes that cannot meet each other may be taken together: a context too
+    many, never one too few, so a plan made from them can only be more careful.
+
+    When the contexts differ in their Order/Allow/Deny beyond the limit and ``d`` has its own (which
+    replace them, in 2.2 and on 2.4 + mod_access_compat alike), the inherited ones are left out of the
+    comparison: the chains then stand for what a request meets *at* ``d``, not before it, and
+    :func:`inherited_hosts_unknown` says so.
+    """
+    uncertain = [p for p in uncertain if all(may_meet(p, c, model) for c in certain)]
+    members = sorted(certain + uncertain, key=Scope.merge_key)
+    found = _contexts(members, {id(c) for c in certain}, project=False)
+    if found is None and d.own.host is not None:
+        found = _contexts(members, {id(c) for c in certain}, project=True)
+        if found is not None:
+            model.cache.setdefault("plan.hosts_unknown", set()).add(id(d))
+    return found
+
+
+def _contexts(members: list[Scope], sure: set[int], project: bool) -> list[list[Scope]] | None:
+    def step(f: Folding, p: Scope, mode: Mode) -> Folding:
+        f = f.then(p, mode)
+        return replace(f, state=replace(f.state, host=DEFAULT_HOST)) if project else f
+
+    partial: dict[tuple, list[Scope]] = {(Folding(), Folding(), False, False, False, False): []}
+    for p in members:
+        grown: dict[tuple, list[Scope]] = {}
+        for (f22, fc, access, compat, requires, granted), chain in partial.items():
+            if id(p) not in sure:
+                grown.setdefault((f22, fc, access, compat, requires, granted), chain)
+            own = p.own
+            key = (step(f22, p, "2.2"), step(fc, p, "compat"), access or own.has_access, compat or own.has_compat,
+                   requires or own.requires is not None, granted or _gets_require_all_granted(p))
+            grown.setdefault(key, [*chain, p])
+        if len(grown) > MAX_CONTEXTS:
+            return None
+        partial = grown
+    return list(partial.values())
+
+
+def inherited_hosts_unknown(d: Scope, model: Model) -> bool:
+    """Whether :func:`chains` of ``d`` left the inherited Order/Allow/Deny out (:func:`_distinct_chains`):
+    then what they fold to before ``d`` is not what a request met there, only what it meets at ``d``."""
+    return id(d) in model.cache.get("plan.hosts_unknown", ())
 
 
 def inherited(chain: list[Scope], mode: Mode) -> Effective:
@@ -778,7 +835,8 @@ def plan_scope(d: Scope, model: Model, mode: Mode, methods: list[str]) -> ScopeP
         return None
     possible = chains(d, model)
     if possible is None:
-        return ScopePlan(d, kind, reason=f"more than {MAX_UNCERTAIN} other sections may apply together with it")
+        return ScopePlan(d, kind, reason=f"the sections that may apply together with it make more than "
+                                         f"{MAX_CONTEXTS} different contexts")
     if kind == "authtype" and mode == "compat":
         return _authtype_on_24(d, model, methods, possible)
     if kind == "authtype":
@@ -829,11 +887,15 @@ def plan_scope(d: Scope, model: Model, mode: Mode, methods: list[str]) -> ScopeP
                 e = None
             if e is not None:
                 return ScopePlan(d, kind, text=X.render(e), authmerging="And", expr=e, states=states)
-    where = ", ".join(sorted({p.label for chain in possible for p in chain if p.kind not in ("server",)})) or "?"
+    certain, uncertain = predecessors(d, model)
+    # Past MAX_UNCERTAIN the chains are one per context (_distinct_chains), not every section that may apply.
+    members = certain + uncertain if len(uncertain) > MAX_UNCERTAIN else [p for chain in possible for p in chain]
+    labels = sorted({p.label for p in members if p.kind != "server"})
+    where = ", ".join(labels[:MAX_NAMED]) + (f" and {len(labels) - MAX_NAMED} more" if len(labels) > MAX_NAMED else "")
     return ScopePlan(
         d,
         kind,
-        reason=f"its meaning depends on which other sections apply to the request ({where})",
+        reason=f"its meaning depends on which other sections apply to the request ({where or '?'})",
         states=states,
     )
 
@@ -1087,6 +1149,8 @@ def _resolve(d, model, mode, methods, possible, inherited_states, states, candid
             return e, None
     if not merges_in_order(d, model) or any(_gets_require_all_granted(p) for chain in possible for p in chain):
         return None
+    if inherited_hosts_unknown(d, model):
+        return None  # what 2.4 inherits is not known here
     for op, combine in (("And", X.All), ("Or", X.AnyOf)):
         ok = True
         for prev, w, a in zip(previous, wanted, authtypes):
