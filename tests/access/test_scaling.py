@@ -16,7 +16,9 @@ import time
 
 import pytest
 
+from httpd24 import access
 from httpd24.access import build
+from httpd24.access import plan as plan_module
 from httpd24.access.model import fold
 from httpd24.access.plan import _distinct_chains, _predecessors_scan, chains, predecessors
 from httpd24.apache.differential import random_config
@@ -184,3 +186,25 @@ def test_a_files_section_whose_meaning_depends_on_the_directory_names_the_sectio
     assert len(files) == 1
     assert "depends on which other sections apply" in files[0].message
     assert "<Directory /srv/www/u0>" in files[0].message and "and 293 more" in files[0].message
+
+
+def _copies(n: int) -> str:
+    return "DocumentRoot /srv/www\n" + "<Directory /srv/www>\n    Order allow,deny\n    Allow from all\n</Directory>\n" * n
+
+
+def test_past_the_pair_budget_no_section_is_planned_and_every_one_says_why(monkeypatch):
+    """n copies of one section make n(n-1)/2 pairs that may meet, each planned: 2,000 copies took minutes.
+    Past MAX_PAIRS the analysis stops before planning, and HT501 says why on every section."""
+    monkeypatch.setattr(plan_module, "MAX_PAIRS", 100)
+    result = migrate(ConfigSet.from_mapping({"httpd.conf": _copies(20)}, entry="httpd.conf"), select=["HT5"])
+    assert result.applied == []
+    assert len(result.remaining) == 20
+    for finding in result.remaining:
+        assert finding.code == "HT501" and finding.fix is None
+        assert "20 sections may meet each other in more than 100 ways" in finding.message
+        assert "merge the sections repeated for the same path" in finding.message
+    assert access.normalize_notes(ConfigSet.from_mapping({"httpd.conf": _copies(20)}, entry="httpd.conf"))[1] == [
+        result.remaining[0].message.split("no exact 2.4 form: ")[1].split(", a person must decide")[0]]
+
+    within = migrate(ConfigSet.from_mapping({"httpd.conf": _copies(14)}, entry="httpd.conf"), select=["HT5"])  # 91 pairs
+    assert within.remaining == [] and len(within.applied) == 14

@@ -9,7 +9,7 @@ from . import expr as X
 from .model import OTHER, Effective, Host, Methods, Scope, build
 from .plan import (
     GROUP_MERGE_REASON, ScopePlan, chains, inherited, merge, merges_in_order, methods_of,
-    shadowed_in_some_context, shadowed_reason, shadowed_with_later,
+    shadowed_in_some_context, shadowed_reason, shadowed_with_later, too_complex,
 )
 from .worlds import make_plan
 
@@ -212,6 +212,9 @@ def normalize_notes(configset: ConfigSet, target: Target | None = None, *,
     notes: list[str] = []
     if model.hybrid:
         return copy, ["ran on 2.4 (2.2 and 2.4 directives, or a module 2.2 never had): kept as it is"]
+    reason = too_complex(model)
+    if reason is not None:
+        return copy, [reason]
     methods = methods_of(model)
     for d in model.scopes:
         # 2.4 (with or without mod_access_compat) reads several Require lines as any of them;

@@ -212,6 +212,10 @@ def _satisfy_after(parent: tuple[tuple[str, Methods], ...], own: tuple[tuple[str
     """2.2's Satisfy lines in merge order, less those a later line overrides for every method they
     name: :meth:`Effective.satisfy_for` answers the same, and states that answer the same compare
     equal (a hundred user directories with ``Satisfy Any`` are one context, not a hundred)."""
+    if own and own[-1][1].is_all:
+        return own[-1:]
+    if not parent:
+        return own
     lines = parent + own
     return tuple(line for i, line in enumerate(lines) if not any(_covers(later[1], line[1]) for later in lines[i + 1:]))
 
@@ -261,6 +265,11 @@ def fold(chain: Sequence[Scope], mode: Mode) -> Effective:
     (measured on apache2 2.4: tests/access/test_differential_harness.py). Replacing merges
     (Order/Allow/Deny/Satisfy, AuthType, 2.2's Require) come out the same either way.
     """
+    if mode == "2.2":
+        state = Effective()
+        for scope in chain:
+            state = merge(state, scope.own, mode)
+        return state
     folding = Folding()
     for scope in chain:
         folding = folding.then(scope, mode)

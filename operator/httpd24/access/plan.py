@@ -47,6 +47,11 @@ MAX_UNCERTAIN = 8
 MAX_CONTEXTS = 64
 #: The most sections a message names.
 MAX_NAMED = 8
+#: The most (section, earlier section that may meet it) pairs analysed in one configuration: past it,
+#: httpd24 does not plan its access control (:func:`too_complex`). Each pair costs ~10 us of planning;
+#: the 100,000-line benchmark has 2,222, 8,000 user directories under a <Files> 16,003; 2,000 copies of
+#: one <Directory> (2 million) took minutes.
+MAX_PAIRS = 250_000
 #: Try AuthMerging / equivalent forms for context-dependent sections. Its 3 mismatches in 120 random
 #: configurations came from expressions that meant something else in memory than as written (a bare
 #: ``Require not`` evaluated NEUTRAL where the renderer writes ``RequireAll`` + ``all granted``); fixed in
@@ -370,8 +375,29 @@ class _Index:
             group.add(s, model)
         for group in self.groups.values():
             group.finish()
+        self.found: dict[int, list[Scope]] = {}
+        self.too_complex = self._within_budget(model)
+
+    def _within_budget(self, model: Model) -> str | None:
+        """None, or why the pairs of sections that may meet are more than :data:`MAX_PAIRS`."""
+        total = 0
+        for d in model.scopes:
+            total += len(self.candidates(d, model))
+            if total > MAX_PAIRS:
+                worst = max(model.scopes, key=lambda s: len(self.found.get(id(s), ())))
+                return (f"{len(model.scopes):,} sections may meet each other in more than {MAX_PAIRS:,} ways "
+                        f"({worst.label} at {worst.file}:{worst.line} alone may meet {len(self.found[id(worst)]):,} "
+                        f"earlier ones), more than httpd24 analyses; merge the sections repeated for the same "
+                        f"path (or split the configuration) and run it again")
+        return None
 
     def candidates(self, d: Scope, model: Model) -> list[Scope]:
+        found = self.found.get(id(d))
+        if found is None:
+            found = self.found[id(d)] = self._candidates(d, model)
+        return found
+
+    def _candidates(self, d: Scope, model: Model) -> list[Scope]:
         out: dict[int, Scope] = {}
         if d.vhost is None:
             groups = list(self.groups.values())
@@ -401,12 +427,21 @@ def _index(model: Model) -> _Index:
     return index
 
 
+def too_complex(model: Model) -> str | None:
+    """Why httpd24 does not analyse the access control of ``model`` (:data:`MAX_PAIRS`), or None.
+
+    Then no section is planned and :func:`predecessors` finds none: the rules that read them stay
+    quiet, and HT501 gives this reason for every section instead of answering after minutes."""
+    return _index(model).too_complex
+
+
 def predecessors(d: Scope, model: Model) -> tuple[list[Scope], list[Scope]]:
     """(certain, uncertain) earlier scopes with access settings that may meet ``d``."""
     memo = model.cache.setdefault("plan.predecessors", {})
     found = memo.get(id(d))
     if found is None:
-        found = memo[id(d)] = _classify(_index(model).candidates(d, model), d, model)
+        index = _index(model)
+        found = memo[id(d)] = ([], []) if index.too_complex else _classify(index.candidates(d, model), d, model)
     return found
 
 
@@ -1005,6 +1040,11 @@ def _make_plan(model: Model) -> Plan:
     # Only a configuration still all in 2.2 syntax: once HT508 wrote `Require dbm-group` (2.4 syntax) its
     # other `Require group` lines are 2.4's, and reading them as 2.2 again would translate them twice.
     dbm = mode == "2.2" and not model.has_compat and not model.has_24_syntax and uses_dbm_groups(model)
+    reason = too_complex(model)
+    if reason is not None:
+        plans = [ScopePlan(d, kind, reason=reason) for d in model.scopes
+                 if (kind := plan_kind(d.own, mode)) is not None and (model.has_compat or kind == "authtype")]
+        return Plan(model, mode, methods, plans)
     for d in model.scopes:
         if d.kind == "proxy" and not d.own.has_access:
             continue

@@ -25,6 +25,7 @@ from .plan import (
     recorded_after,
     methods_of,
     shadowed_in_some_context,
+    too_complex,
     uses_dbm_groups,
 )
 from .worlds import make_plan
@@ -439,7 +440,7 @@ class CompatChangesMeaning(Rule):
 
     def check_config(self, ctx) -> Iterable[Finding]:
         model, _plan = _analysis(ctx)
-        if not model.has_compat or model.hybrid:
+        if not model.has_compat or model.hybrid or too_complex(model):
             return
         methods = methods_of(model)
         order = load_order(model)
@@ -842,8 +843,8 @@ class MixedRequireProviders(Rule):
 
     def check_config(self, ctx) -> Iterable[Finding]:
         model, _plan = _analysis(ctx)
-        if model.mode == "compat":
-            return  # it runs on 2.4 already, which reads the lines as <RequireAny> today
+        if model.mode == "compat" or too_complex(model):
+            return  # it runs on 2.4 already, which reads the lines as <RequireAny> today; or HT501 says why not
         methods = methods_of(model)
         containers: set[int] | None = None
         for d in model.scopes:
