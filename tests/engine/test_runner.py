@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from httpd24.config import ConfigSet, edit
-from httpd24.engine import Applicability, Rule, Severity, migrate
+from httpd24.engine import Applicability, Rule, Severity, lint, migrate
 from httpd24.engine.context import Context
 from httpd24.engine.runner import check
 
@@ -175,3 +177,25 @@ def test_dispose_breaks_every_parent_link():
     nodes = list(cs.documents["httpd.conf"].walk())
     cs.dispose()
     assert [node.parent for node in nodes] == [None] * len(nodes)
+
+
+CORPUS = sorted(p for p in Path("/work/shared/corpus/files").iterdir() if not p.name.endswith(".in"))
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=[p.name for p in CORPUS])
+def test_migration_found_is_what_lint_finds(path):
+    """The admission webhook's migrate mode reads the input's findings from the migration instead of
+    linting it once more: they must be lint's, the messages and fixes' applicability included."""
+    def configset():
+        return ConfigSet.from_mapping({path.name: path.read_bytes()}, entry=path.name)
+
+    expected = [(f.code, f.file, f.line, f.column, f.message, f.replacement, f.fixable, f.fix and f.fix.applicability)
+                for f in lint(configset(), source_version="2.2")]
+    found = migrate(configset(), source_version="2.2").found
+    assert [(f.code, f.file, f.line, f.column, f.message, f.replacement, f.fixable, f.fix and f.fix.applicability)
+            for f in found] == expected
+
+
+def test_migration_found_is_none_when_an_include_cycle_stops_every_pass():
+    result = migrate(ConfigSet.from_mapping({"a.conf": "Include b.conf\n", "b.conf": "Include a.conf\n"}, entry="a.conf"))
+    assert result.cycle is not None and result.found is None

@@ -111,6 +111,10 @@ class Migration:
     silenced: list[Finding] = field(default_factory=list)
     #: What the input ran on before (:mod:`.source`); None when no pass could read it.
     source: Source | None = None
+    #: The input's findings, as :func:`lint` gives them with the same arguments (the first pass's): a
+    #: caller that wants both needs no lint of its own. None when no pass could read the input (an
+    #: Include cycle).
+    found: list[Finding] | None = None
 
     @property
     def changed(self) -> set[str]:
@@ -152,6 +156,7 @@ def _migrate(configset, target, select, ignore, defaults, applicability, source_
     cycle: ParseError | None = None
     remaining: list[Finding] = []
     silenced: list[Finding] = []
+    found: list[Finding] | None = None
     refused: set[tuple] = set()  # fixes that broke the text: never tried again
     careful = False  # after a broken pass, every fix is checked on its own
     memory: dict = {}  # Context.memory: what the rules learnt of the input
@@ -177,6 +182,8 @@ def _migrate(configset, target, select, ignore, defaults, applicability, source_
             failures.append(str(error))
             cycle = error
             break
+        if found is None:
+            found = [f.detached() for f in findings]
         # The pass that applies nothing is the answer: its findings are what remains.
         remaining = findings
         touched: set[int] = set()
@@ -237,5 +244,5 @@ def _migrate(configset, target, select, ignore, defaults, applicability, source_
     for name, data in original.items():
         files.setdefault(name, data)  # files that did not parse are kept as they were
     return Migration(files, original, applied, remaining, failures, current, cycle,
-                     [f.detached() for f in silenced], memory.get("source"))
+                     [f.detached() for f in silenced], memory.get("source"), found)
 

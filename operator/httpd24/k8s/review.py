@@ -431,21 +431,26 @@ def _analyze_trees(files, origin, problems, binary, layout: Layout, migrate: boo
     analysis = Analysis(layout, files, origin, problems, [], skipped)
     if problems:
         return analysis
-    silenced: list[Finding] = []
-    try:
-        findings = api.lint(configset, defaults=layout.defaults, silenced=silenced,
-                            source_version=layout.source_version)
-    except ParseError as error:  # an Include cycle
-        analysis.problems.append(_problem(error, layout))
-        return analysis
-    analysis.findings = [_renamed(f, layout) for f in findings]
-    analysis.silenced = [_renamed(f, layout) for f in silenced]
-    if migrate:
-        # The lint above only read the tree; migrate may edit it in place (one parse fewer).
+    if not migrate:
+        silenced: list[Finding] = []
+        try:
+            findings = api.lint(configset, defaults=layout.defaults, silenced=silenced,
+                                source_version=layout.source_version)
+        except ParseError as error:  # an Include cycle
+            analysis.problems.append(_problem(error, layout))
+            return analysis
+        analysis.findings = [_renamed(f, layout) for f in findings]
+        analysis.silenced = [_renamed(f, layout) for f in silenced]
+    else:
+        # Its first pass lints the input as lint would (Migration.found), then edits the tree in place.
         migration = api.migrate(configset, defaults=layout.defaults, applicability=Applicability.PRESERVE,
                                 source_version=layout.source_version)
         if migration.configset is not None and migration.configset is not configset:
             trees.append(migration.configset)
+        if migration.found is None:  # an Include cycle: nothing was read
+            analysis.problems.append(_problem(migration.cycle, layout))
+            return analysis
+        analysis.findings = [_renamed(f, layout) for f in migration.found]
         analysis.migrated_ok = True
         analysis.applied = [_renamed(f, layout) for f in migration.applied]
         analysis.remaining = [_renamed(f, layout) for f in migration.remaining]
