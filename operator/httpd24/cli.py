@@ -16,7 +16,7 @@ import os
 import sys
 from typing import Iterable, Sequence
 
-from . import __version__, inputs, report
+from . import __version__, inputs, report, settings
 from .config import ParseError, Target
 from .config.gcpause import gc_paused
 from .engine import Applicability, Finding, Severity, Source, all_rules, get, lint, migrate, names_a_rule
@@ -69,10 +69,37 @@ def _split_codes(values: Sequence[list[str]] | None) -> list[str] | None:
 
 def _release(value: str) -> tuple[int, int, int]:
     """``--target-version``: the rules, the module table and <IfVersion> are judged for a 2.4 release."""
-    parts = value.split(".")
-    if len(parts) != 3 or not all(p.isdigit() for p in parts) or parts[:2] != ["2", "4"]:
+    version = settings.release(value)
+    if version is None:
         raise argparse.ArgumentTypeError(f"{value!r}: give a 2.4 release as major.minor.patch, e.g. 2.4.62")
-    return int(parts[0]), int(parts[1]), int(parts[2])
+    return version
+
+
+def _settle(args: argparse.Namespace) -> None:
+    """Fill what the command line left open from the settings file (:mod:`.settings`), then the defaults.
+    Raises :class:`settings.SettingsError`."""
+    path = None if args.isolated else args.config or settings.find(os.getcwd())
+    found = settings.load(path) if path else settings.Settings()
+    args.settings = found
+    if hasattr(args, "select"):
+        args.select = args.select or ([found.select] if found.select else None)
+        args.ignore = args.ignore or ([found.ignore] if found.ignore else None)
+    if hasattr(args, "fail_on"):
+        args.fail_on = args.fail_on or found.fail_on or "error"
+    args.defaults = args.defaults or found.defaults
+    args.source_version = args.source_version or found.source_version or "auto"
+    args.target_version = args.target_version or found.target_version
+    args.server_root = args.server_root or found.server_root
+    args.module = args.module or found.modules
+    args.define = args.define or found.defines
+
+
+def _exclude(args: argparse.Namespace, source: inputs.Source):
+    """The settings file's ``per-file-ignores`` for the files of ``source``, as the engine takes them."""
+    found = args.settings
+    if not found.per_file_ignores:
+        return None
+    return lambda finding: found.ignored_in(source.display(finding.file), finding.code)
 
 
 def _target(args: argparse.Namespace) -> Target:
@@ -165,7 +192,8 @@ def cmd_lint(args: argparse.Namespace, out, err) -> int:
         judged: list[Source] = []
         try:
             findings = lint(source.configset, target=target, select=select, ignore=ignore, defaults=args.defaults,
-                            silenced=quiet, source_version=args.source_version, judged=judged)
+                            silenced=quiet, source_version=args.source_version, judged=judged,
+                            exclude=_exclude(args, source))
         except ParseError as error:  # an Include cycle
             failed |= _report_parse_errors(source, [error], err)
             findings = []
@@ -375,7 +403,7 @@ def cmd_migrate(args: argparse.Namespace, out, err) -> int:
             continue
         migration = migrate(
             source.configset, target=target, select=select, ignore=ignore, defaults=args.defaults,
-            applicability=applicability, source_version=args.source_version,
+            applicability=applicability, source_version=args.source_version, exclude=_exclude(args, source),
         )
         progress.step(source.label)
         _report_source(source, migration.source, err)
@@ -555,11 +583,15 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--define", action="append", metavar="NAME", help="a -D define (repeatable); when given, other <IfDefine> names are false")
     parser.add_argument("--defaults", choices=["keep-2.2", "adopt-2.4"], default=None,
                         help="override every changed-default rule's documented decision")
-    parser.add_argument("--source-version", choices=["auto", "2.2", "2.4"], default="auto",
+    parser.add_argument("--source-version", choices=list(settings.SOURCE_VERSIONS), default=None,
                         help="the httpd the configuration ran on before: 2.2 applies every rule; 2.4 leaves out "
                              "those that write 2.2's behaviour back (default auto: 2.4 when it loads a module 2.2 "
                              "never had, such as an MPM)")
     parser.add_argument("-q", "--quiet", action="store_true", help="no summary on stderr")
+    found = parser.add_mutually_exclusive_group()
+    found.add_argument("--config", metavar="FILE", default=None,
+                       help="settings file (default: httpd24.toml or .httpd24.toml in the working directory or above)")
+    found.add_argument("--isolated", action="store_true", help="read no settings file")
 
 
 def _codes(parser: argparse.ArgumentParser) -> None:
@@ -580,7 +612,8 @@ def build_parser(operator: bool = True) -> argparse.ArgumentParser:
     _codes(p)
     p.add_argument("--format", choices=["text", "json", "sarif", "github"], default="text",
                    help="github: GitHub Actions annotations on the pull request's lines")
-    p.add_argument("--fail-on", choices=list(FAIL_ON), default="error", help="exit 1 when a finding is at least this severe")
+    p.add_argument("--fail-on", choices=list(FAIL_ON), default=None,
+                   help="exit 1 when a finding is at least this severe (default: error)")
     p.set_defaults(func=cmd_lint)
 
     p = sub.add_parser("migrate", help="rewrite to 2.4 without changing behaviour")
@@ -631,6 +664,11 @@ def main(argv: Sequence[str] | None = None, out=None, err=None) -> int:
         return int(exit_.code or 0) if exit_.code in (0, None) else 2
     try:
         if args.func in _ONE_CONFIGURATION:
+            try:
+                _settle(args)
+            except settings.SettingsError as error:
+                err.write(f"httpd24: {error}\n")
+                return 2
             # One configuration, then exit: no cyclic collections at all (a quarter of `lint` on a
             # 100,000-line file was the pass over the tree after parsing). The operator runs for
             # days and keeps the collector.

@@ -9,7 +9,7 @@ whose result no longer parses is thrown away and reported.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Callable, Sequence
 
 from ..config import ConfigSet, DEFAULT_TARGET, ParseError, Target, parse
 from ..config.gcpause import gc_paused
@@ -34,10 +34,16 @@ def rules_for(select: Sequence[str] | None = None, ignore: Sequence[str] | None 
     return [r for r in all_rules() if _selected(r.code, select, ignore)]
 
 
-def check(ctx: Context, rules: Sequence[Rule], silenced: list[Finding] | None = None) -> list[Finding]:
+#: Findings a caller leaves out (``per-file-ignores`` of :mod:`httpd24.settings`): neither reported nor fixed.
+Exclude = Callable[[Finding], bool]
+
+
+def check(ctx: Context, rules: Sequence[Rule], silenced: list[Finding] | None = None,
+          exclude: Exclude | None = None) -> list[Finding]:
     """Every finding of ``rules`` on the context, deduplicated, in file order; those an ignore mark
-    silences (:mod:`.suppression`) go to ``silenced`` instead, when given. Rules about 2.2's behaviour
-    do not run on a configuration that ran on 2.4 already (:mod:`.source`)."""
+    silences (:mod:`.suppression`) go to ``silenced`` instead, when given, and those ``exclude`` names
+    nowhere. Rules about 2.2's behaviour do not run on a configuration that ran on 2.4 already
+    (:mod:`.source`)."""
     if ctx.source.ran_on_24:
         rules = [rule for rule in rules if not rule.about_22_behaviour]
     by_key: dict[str, list[Rule]] = {}
@@ -54,6 +60,8 @@ def check(ctx: Context, rules: Sequence[Rule], silenced: list[Finding] | None = 
                 findings.extend(rule.check(ctx, item))
     for rule in whole:
         findings.extend(rule.check_config(ctx))
+    if exclude is not None:
+        findings = [finding for finding in findings if not exclude(finding)]
     unique: dict[tuple, Finding] = {}
     for finding in findings:
         unique.setdefault((finding.code, finding.file, finding.line, finding.column, finding.message), finding)
@@ -81,6 +89,7 @@ def lint(
     silenced: list[Finding] | None = None,
     source_version: SourceVersion = "auto",
     judged: list[Source] | None = None,
+    exclude: Exclude | None = None,
 ) -> list[Finding]:
     """Findings for a configuration set. Raises ParseError on an Include cycle.
 
@@ -88,7 +97,7 @@ def lint(
     the configuration ran on before (:mod:`.source`), for a message that says which rules were left out."""
     with gc_paused():
         ctx = Context.build(configset, target, defaults, source_version=source_version)
-        findings = check(ctx, rules_for(select, ignore), silenced)
+        findings = check(ctx, rules_for(select, ignore), silenced, exclude)
         if judged is not None:
             judged[:] = [ctx.source]
         return findings
@@ -136,6 +145,7 @@ def migrate(
     defaults: DefaultsPolicy = None,
     applicability: Applicability = Applicability.PRESERVE,
     source_version: SourceVersion = "auto",
+    exclude: Exclude | None = None,
 ) -> Migration:
     """Apply fixes of at least ``applicability`` until nothing changes.
 
@@ -144,10 +154,10 @@ def migrate(
     ``Migration.original`` keeps the input text.
     """
     with gc_paused():
-        return _migrate(configset, target, select, ignore, defaults, applicability, source_version)
+        return _migrate(configset, target, select, ignore, defaults, applicability, source_version, exclude)
 
 
-def _migrate(configset, target, select, ignore, defaults, applicability, source_version) -> Migration:
+def _migrate(configset, target, select, ignore, defaults, applicability, source_version, exclude) -> Migration:
     original = {name: configset.sources.get(name) or doc.render() for name, doc in configset.documents.items()}
     rules = rules_for(select, ignore)
     applied: list[Finding] = []
@@ -177,7 +187,7 @@ def _migrate(configset, target, select, ignore, defaults, applicability, source_
 
     for _ in range(MAX_PASSES):
         try:
-            findings = check(Context.build(current, target, defaults, memory, source_version), rules, silenced)
+            findings = check(Context.build(current, target, defaults, memory, source_version), rules, silenced, exclude)
         except ParseError as error:  # an Include cycle
             failures.append(str(error))
             cycle = error
