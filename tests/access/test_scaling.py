@@ -201,7 +201,7 @@ def test_past_the_pair_budget_no_section_is_planned_and_every_one_says_why(monke
     assert len(result.remaining) == 20
     for finding in result.remaining:
         assert finding.code == "HT501" and finding.fix is None
-        assert "20 sections may meet each other in more than 100 ways" in finding.message
+        assert "the configuration's 20 sections make more than 100 pairs that may apply to one request" in finding.message
         assert "merge the sections repeated for the same path" in finding.message
     assert access.normalize_notes(ConfigSet.from_mapping({"httpd.conf": _copies(20)}, entry="httpd.conf"))[1] == [
         result.remaining[0].message.split("no exact 2.4 form: ")[1].split(", a person must decide")[0]]

@@ -385,10 +385,10 @@ class _Index:
             total += len(self.candidates(d, model))
             if total > MAX_PAIRS:
                 worst = max(model.scopes, key=lambda s: len(self.found.get(id(s), ())))
-                return (f"{len(model.scopes):,} sections may meet each other in more than {MAX_PAIRS:,} ways "
-                        f"({worst.label} at {worst.file}:{worst.line} alone may meet {len(self.found[id(worst)]):,} "
-                        f"earlier ones), more than httpd24 analyses; merge the sections repeated for the same "
-                        f"path (or split the configuration) and run it again")
+                return (f"the configuration's {len(model.scopes):,} sections make more than {MAX_PAIRS:,} pairs "
+                        f"that may apply to one request ({worst.label} at {worst.file}:{worst.line} alone may meet "
+                        f"{len(self.found[id(worst)]):,} earlier ones), more than httpd24 analyses; merge the "
+                        f"sections repeated for the same path (or split the configuration) and run it again")
         return None
 
     def candidates(self, d: Scope, model: Model) -> list[Scope]:
