@@ -22,7 +22,8 @@ from .config.gcpause import gc_paused
 from .engine import Applicability, Finding, Severity, Source, all_rules, get, lint, migrate, names_a_rule
 from .engine.runner import Migration
 
-FAIL_ON = {"error": 2, "warning": 1, "info": 0, "never": 99}
+#: --fail-on: the least severity rank (engine.Severity.rank) that fails the run.
+FAIL_ON = dict(zip(settings.FAIL_ON, (2, 1, 0, 99)))
 
 
 class Progress:
@@ -581,7 +582,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
                         "<IfModule> takes it (mod_ssl.c or ssl_module; repeatable); when given, <IfModule> on any "
                         "other module is false")
     parser.add_argument("--define", action="append", metavar="NAME", help="a -D define (repeatable); when given, other <IfDefine> names are false")
-    parser.add_argument("--defaults", choices=["keep-2.2", "adopt-2.4"], default=None,
+    parser.add_argument("--defaults", choices=list(settings.DEFAULTS), default=None,
                         help="override every changed-default rule's documented decision")
     parser.add_argument("--source-version", choices=list(settings.SOURCE_VERSIONS), default=None,
                         help="the httpd the configuration ran on before: 2.2 applies every rule; 2.4 leaves out "
