@@ -21,6 +21,7 @@ from httpd24.access import build
 from httpd24.access import plan as plan_module
 from httpd24.access.model import fold
 from httpd24.access.plan import _distinct_chains, _predecessors_scan, chains, predecessors
+from httpd24.access.worlds import make_plan
 from httpd24.apache.differential import random_config
 from httpd24.config import ConfigSet
 from httpd24.engine import lint, migrate
@@ -208,3 +209,17 @@ def test_past_the_pair_budget_no_section_is_planned_and_every_one_says_why(monke
 
     within = migrate(ConfigSet.from_mapping({"httpd.conf": _copies(14)}, entry="httpd.conf"), select=["HT5"])  # 91 pairs
     assert within.remaining == [] and len(within.applied) == 14
+
+
+def test_a_configuration_with_nothing_to_plan_does_not_count_its_pairs(monkeypatch):
+    """The budget counts the pairs of every section: a pure 2.4 configuration (the common admission
+    review) has nothing to plan and pays nothing for it, however many sections repeat."""
+    monkeypatch.setattr(plan_module, "MAX_PAIRS", 100)
+    text = "".join(f"<Directory /srv/www>\n    Require all granted\n</Directory>\nMaxClients {n}\n" for n in range(20))
+    configset = ConfigSet.from_mapping({"httpd.conf": text}, entry="httpd.conf")
+    model = build(configset)
+    assert make_plan(model).scopes == []
+    assert "plan.index" not in model.cache
+    assert [f.code for f in lint(configset, select=["HT5"])] == []
+    two_two = text.replace("Require all granted", "Order allow,deny\n    Allow from all")
+    assert {f.code for f in lint(ConfigSet.from_mapping({"httpd.conf": two_two}, entry="httpd.conf"), select=["HT5"])} == {"HT501"}

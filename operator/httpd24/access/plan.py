@@ -1032,6 +1032,17 @@ def plan_as_read(model: Model) -> Plan:
         return _make_plan(model)
 
 
+def _planned(d: Scope, model: Model, dbm: bool) -> bool:
+    """Whether the plan looks at ``d`` at all."""
+    if d.kind == "proxy" and not d.own.has_access:
+        return False
+    if model.has_compat or (d.own.authtype is not None and d.own.requires is None and d.own.authz is None):
+        return True
+    # Pure 2.4 (or 2.2 without Order/Allow/Deny/Satisfy): only AuthType needs care, and a
+    # `Require group` that 2.2 may have judged with mod_authz_dbm (HT508).
+    return dbm and any(line.provider == "group" for line in d.own.requires or ())
+
+
 def _make_plan(model: Model) -> Plan:
     mode = model.mode
     methods = methods_of(model)
@@ -1040,19 +1051,15 @@ def _make_plan(model: Model) -> Plan:
     # Only a configuration still all in 2.2 syntax: once HT508 wrote `Require dbm-group` (2.4 syntax) its
     # other `Require group` lines are 2.4's, and reading them as 2.2 again would translate them twice.
     dbm = mode == "2.2" and not model.has_compat and not model.has_24_syntax and uses_dbm_groups(model)
-    reason = too_complex(model)
+    asked = [d for d in model.scopes if _planned(d, model, dbm)]
+    # The budget counts every pair of sections: not worth it for a configuration with nothing to plan
+    # (pure 2.4, the common case of an admission review).
+    reason = too_complex(model) if asked else None
     if reason is not None:
         plans = [ScopePlan(d, kind, reason=reason) for d in model.scopes
                  if (kind := plan_kind(d.own, mode)) is not None and (model.has_compat or kind == "authtype")]
         return Plan(model, mode, methods, plans)
-    for d in model.scopes:
-        if d.kind == "proxy" and not d.own.has_access:
-            continue
-        if not model.has_compat and not (d.own.authtype is not None and d.own.requires is None and d.own.authz is None):
-            # Pure 2.4 (or 2.2 without Order/Allow/Deny/Satisfy): only AuthType needs care, and a
-            # `Require group` that 2.2 may have judged with mod_authz_dbm (HT508).
-            if not (dbm and any(line.provider == "group" for line in d.own.requires or ())):
-                continue
+    for d in asked:
         p = plan_scope(d, model, mode, methods)
         if p is None:
             continue

@@ -843,8 +843,8 @@ class MixedRequireProviders(Rule):
 
     def check_config(self, ctx) -> Iterable[Finding]:
         model, _plan = _analysis(ctx)
-        if model.mode == "compat" or too_complex(model):
-            return  # it runs on 2.4 already, which reads the lines as <RequireAny> today; or HT501 says why not
+        if model.mode == "compat":
+            return  # it runs on 2.4 already, which reads the lines as <RequireAny> today
         methods = methods_of(model)
         containers: set[int] | None = None
         for d in model.scopes:
@@ -854,6 +854,8 @@ class MixedRequireProviders(Rule):
             if not requires:
                 continue
             if containers is None:
+                if too_complex(model):
+                    return  # HT501 says why
                 containers = _ht103_containers(ctx)
             if _covered(requires[0], containers):
                 continue

@@ -347,8 +347,7 @@ def _cache_key(files: Mapping[str, bytes], origin: Mapping[str, str], binary: It
 
 def _renamed(finding: Finding, layout: Layout) -> Finding:
     """The finding as the ConfigMap names it (a key, not a file), without the tree its fix edits."""
-    key = layout.key(finding.file)
-    return finding.detached() if key == finding.file else replace(finding.detached(), file=key)
+    return finding.detached(layout.key(finding.file))
 
 
 def _problem(error: ParseError, layout: Layout) -> Problem:
