@@ -253,7 +253,7 @@ def test_unused_and_third_party():
         "LoadModule mem_cache_module modules/mod_mem_cache.so\n"
         "Alias /a /srv/a\n<IfModule mod_rewrite.c>\nRewriteEngine on\n</IfModule>\n"
     )
-    assert result.names() == ["mpm_event_module", "alias_module", "authz_core_module", "rewrite_module", "php5_module"]
+    assert result.names() == ["mpm_prefork_module", "alias_module", "authz_core_module", "rewrite_module", "php5_module"]  # prefork: mod_php
     assert result.unused == ["status_module", "mem_cache_module"]
     php = result.get("php5_module")
     assert php.third_party and php.so == "libphp5.so" and "rebuild" in php.reasons[0].note

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from apache_fixture import httpd  # noqa: F401
-from ruletest import configset, findings
+from ruletest import configset, findings, fixed
 
 from httpd24.apache import configtest
 from httpd24.api import required_modules
@@ -75,3 +75,38 @@ def test_a_configuration_that_tunes_one_mpm_gets_that_mpm():
     [reason] = requirements.get("mpm_prefork_module").reasons
     assert (reason.line, reason.note) == (1, "the configuration tunes this MPM only (2.2 compiled its MPM in)")
     assert findings(text, "HT407") == []
+
+
+@pytest.mark.parametrize("load", [
+    "LoadModule php5_module modules/libphp5.so",  # RHEL/CentOS
+    "LoadModule php5_module /usr/lib/apache2/modules/libphp5.so",  # Debian (whose package needed apache2-mpm-prefork)
+    "LoadModule php4_module modules/libphp4.so",
+])
+def test_mod_php_means_the_2_2_server_ran_prefork(load):
+    """mod_php (not built thread-safe) refuses to start under a threaded MPM, so the 2.2 server that
+    loaded it ran prefork: its block is the one that was read, and 2.4 must load prefork, not event."""
+    text = load + "\n" + STOCK
+    requirements = required_modules(configset(text))
+    assert requirements.mpm == "mpm_prefork_module"
+    [reason] = requirements.get("mpm_prefork_module").reasons
+    assert reason.line == 1 and "mod_php" in reason.note
+    assert findings(text, "HT407") == []
+    assert "LoadModule mpm_prefork_module" in fixed(text, "HT404")
+
+
+@pytest.mark.parametrize("text", [
+    # A thread-safe build: it ran under worker as well.
+    "LoadModule php5_module modules/libphp5-zts.so\n" + STOCK,
+    # CentOS's php.conf: which one loaded depended on the MPM, which is what is unknown.
+    "<IfModule prefork.c>\n    LoadModule php5_module modules/libphp5.so\n</IfModule>\n"
+    "<IfModule worker.c>\n    LoadModule php5_module modules/libphp5-zts.so\n</IfModule>\n" + STOCK,
+    # Settings only threaded MPMs have outweigh it.
+    "LoadModule php5_module modules/libphp5.so\nThreadsPerChild 25\n",
+])
+def test_mod_php_decides_nothing_when_it_may_have_run_threaded(text):
+    assert required_modules(configset(text)).mpm != "mpm_prefork_module"
+
+
+def test_an_mpm_the_configuration_loads_wins_over_mod_php():
+    text = "LoadModule mpm_worker_module modules/mod_mpm_worker.so\nLoadModule php5_module modules/libphp5.so\n"
+    assert required_modules(configset(text)).mpm == "mpm_worker_module"

@@ -9,7 +9,8 @@ because they hide in arguments or in other modules' start-up code:
 * an MPM (the one the configuration loads, else the one its unconditional MPM
   directives need -- 2.2's prefork-only ``MinSpareServers``/``MaxSpareServers``,
   a ``Mutex`` for ``mpm-accept`` (prefork, or worker with threaded settings)
-  -- else the one MPM it tunes in ``<IfModule prefork.c>``-style blocks, as
+  -- else prefork when it loads mod_php (not thread-safe: the 2.2 server ran
+  prefork) -- else the one MPM it tunes in ``<IfModule prefork.c>``-style blocks, as
   2.2 compiled its MPM in and ran that one -- else ``event``, under which
   HT407 reports the MPM blocks nothing reads);
 * providers named in arguments: ``Require user|group|ip|...``,
@@ -811,6 +812,7 @@ class MpmChoice(NamedTuple):
 BY_TARGET = "the target server's MPM"
 BY_LOAD = "the MPM the configuration loads"
 BY_SETTINGS = "the MPM its other settings need"
+BY_MODULES = "the MPM its modules need"
 BY_TUNING = "the only MPM the configuration tunes"
 BY_DEFAULT = "2.4's default"
 
@@ -825,6 +827,7 @@ def _choose_mpm(view, target: Target) -> MpmChoice:
     prefork: list[Item] = []
     threaded: list[Item] = []
     accept: list[Item] = []  # Mutex ... mpm-accept: prefork or worker
+    unsafe: list[Item] = []  # modules that refuse to start under a threaded MPM
     tuned: dict[str, Item] = {}  # MPM -> the first <IfModule> block for it that holds settings
     for item in view.items:
         if item.key == "ifmodule" and item.live is not Liveness.DEAD:
@@ -842,6 +845,8 @@ def _choose_mpm(view, target: Target) -> MpmChoice:
             threaded.append(item)
         elif item.key == "mutex" and "mpm-accept" in item.args[1:]:
             accept.append(item)
+        elif item.key == "loadmodule" and _needs_prefork(item.args):
+            unsafe.append(item)
     accept_reasons = [Reason(i.file, i.node.location.line, _short(i), CONFIGTEST,
                              "only prefork and worker register the mpm-accept mutex") for i in accept]
     threaded_reasons = [Reason(i.file, i.node.location.line, _short(i), CONFIGTEST,
@@ -852,6 +857,10 @@ def _choose_mpm(view, target: Target) -> MpmChoice:
         return MpmChoice("mpm_worker_module", BY_SETTINGS, accept_reasons + threaded_reasons)
     if (accept or prefork) and not threaded:
         return MpmChoice("mpm_prefork_module", BY_SETTINGS, accept_reasons + prefork_reasons)
+    if unsafe and not threaded:
+        # Loaded for sure (not under an <IfModule> of an MPM, like CentOS's php.conf): the 2.2 server ran prefork.
+        return MpmChoice("mpm_prefork_module", BY_MODULES, [
+            Reason(i.file, i.node.location.line, _short(i), STARTUP, _THREAD_UNSAFE[i.args[0]]) for i in unsafe])
     if len(tuned) == 1 and not threaded:
         # 2.2 compiled its MPM in: a configuration that tunes only one ran that one (else its tuning
         # did nothing); under any other MPM 2.4 would skip the block and fall back to its defaults.
@@ -861,6 +870,18 @@ def _choose_mpm(view, target: Target) -> MpmChoice:
     note = "httpd needs one MPM; the configuration does not choose one, so the 2.4 default (event)"
     basis = BY_SETTINGS if threaded else BY_DEFAULT
     return MpmChoice(DEFAULT_MPM, basis, [Reason("", 0, "(an MPM: 2.4's default)", STARTUP, note)] + threaded_reasons)
+
+
+#: Modules whose usual build refuses to start under a threaded MPM, and what they say then.
+_THREAD_UNSAFE = dict.fromkeys(
+    ("php4_module", "php5_module", "php7_module", "php_module"),
+    "mod_php, unless built thread-safe (a -zts library), stops the server under a threaded MPM "
+    "(\"Apache is running a threaded MPM, but your PHP Module is not compiled to be threadsafe\")",
+)
+
+
+def _needs_prefork(args: list[str]) -> bool:
+    return len(args) > 1 and args[0] in _THREAD_UNSAFE and "zts" not in args[1].lower()
 
 
 def choose_mpm(configset: ConfigSet, target: Target, view=None) -> MpmChoice:

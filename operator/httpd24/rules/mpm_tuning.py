@@ -37,7 +37,7 @@ class MpmTuningUnread(Rule):
     `mpm_prefork_module`, ...) when the MPM that 2.4 will run reads none of
     them: the MPM the configuration (or the target server) loads, else the
     one `httpd24 modules` chooses for it (2.4's default, event, unless a
-    setting such as `MinSpareServers` needs prefork).
+    setting such as `MinSpareServers` or a loaded mod_php needs prefork).
 
     ## Why is this bad?
     httpd 2.2 compiled its MPM in (`httpd -V` shows `Server MPM:`), and the
