@@ -565,3 +565,21 @@ def test_migrate_mode_writes_22s_behaviour_only_into_a_configuration_that_ran_on
     if annotation == "2.3":  # the validating webhook says so
         validated = r.review(configmap({"httpd.conf": text}, annotations=annotations), mode=Mode.WARN, stage="validate")
         assert any("httpd24.io/source-version='2.3' is not auto, 2.2 or 2.4; ignored" in w for w in validated.warnings)
+
+
+@pytest.mark.parametrize("mode,stage", [(Mode.WARN, "validate"), (Mode.MIGRATE, "mutate"), (Mode.ENFORCE, "validate")])
+def test_a_review_workers_decision_crosses_the_process_boundary_as_the_webhook_reads_it(mode, stage):
+    """What a review worker sends back pickles without a tree or a fix callable, and keeps every
+    finding's code and place (the metrics and logs read them)."""
+    import pickle
+
+    body = configmap({"httpd.conf": "ServerName www.example.com\n" + FIXABLE_ERROR + "MaxClients 10\n"})
+    here = r.review(body, mode=mode, stage=stage, name="web", namespace="team")
+    sent = pickle.loads(pickle.dumps(r.review_portable(body, {"mode": int(mode), "stage": stage, "name": "web",
+                                                              "namespace": "team"})))
+    assert here.applied if stage == "mutate" else here.findings
+    for mine, theirs in ((here.findings, sent.findings), (here.applied, sent.applied)):
+        assert [(f.code, f.file, f.line, f.message) for f in mine] == [(f.code, f.file, f.line, f.message) for f in theirs]
+        assert all(f.fix is None for f in theirs)
+    assert (sent.allowed, sent.message, sent.warnings, sent.data, sent.annotations) == (
+        here.allowed, here.message, here.warnings, here.data, here.annotations)

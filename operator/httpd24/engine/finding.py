@@ -56,7 +56,7 @@ class Fix:
 
     def detached(self) -> "Fix":
         """What the fix does, for reports, without the edit and the nodes: they keep a whole tree alive."""
-        return Fix(self.description, self.applicability, _detached)
+        return self if self.edit is _detached else Fix(self.description, self.applicability, _detached)
 
 
 def _detached() -> None:
@@ -85,8 +85,9 @@ class Finding:
         """The finding without the tree its fix edits (see :meth:`Fix.detached`), in ``file`` if given.
 
         Built directly, not with ``dataclasses.replace``: a review detaches every finding, and
-        replace costs three times as much."""
-        if self.fix is None and (file is None or file == self.file):
+        replace costs three times as much. A detached finding (picklable: it crosses to and from review
+        workers) is its own detached form."""
+        if (self.fix is None or self.fix.edit is _detached) and (file is None or file == self.file):
             return self
         return Finding(self.code, self.rule, self.severity, self.message, self.file if file is None else file,
                        self.line, self.column, self.replacement, None if self.fix is None else self.fix.detached())

@@ -885,10 +885,13 @@ def _validate(decision: Decision, analysis: Analysis, mode: Mode, notes: list[st
 
 
 def portable(decision: Decision) -> Decision:
-    """The decision without fix callables, so it crosses a process boundary (pickle)."""
+    """The decision without fixes, so it crosses a process boundary (pickle): the webhook reads only
+    codes and counts of its findings. Built directly (``dataclasses.replace`` cost half as much as the
+    pickling), and smaller to unpickle in the webhook's one event loop."""
 
     def strip(findings: list[Finding]) -> list[Finding]:
-        return [replace(f, fix=None) if f.fix is not None else f for f in findings]
+        return [f if f.fix is None else Finding(f.code, f.rule, f.severity, f.message, f.file, f.line, f.column,
+                                                f.replacement) for f in findings]
 
     decision.findings = strip(decision.findings)
     decision.applied = strip(decision.applied)
