@@ -490,7 +490,7 @@ def cmd_modules(args: argparse.Namespace, out, err) -> int:
             continue
         if len(sources) > 1:
             out.write(f"# {source.label}\n")
-        builtin = {"image": None, "debian": "debian", "none": ()}[args.builtin]
+        builtin = {"image": None, "debian": "debian", "none": ()}[args.builtin or _binary_of(args.module_dir)]
         lines = requirements.load_lines(args.module_dir, builtin=builtin)
         out.write(lines if lines.endswith("\n") or not lines else lines + "\n")
         if args.why:
@@ -506,6 +506,15 @@ def cmd_modules(args: argparse.Namespace, out, err) -> int:
         for name in requirements.unused:
             err.write(f"{source.label}: {name} is loaded but nothing in the configuration uses it\n")
     return 2 if failed else 0
+
+
+#: Where Debian's apache2 keeps its modules: a --module-dir that names it names Debian's binary too.
+DEBIAN_MODULE_DIR = "/usr/lib/apache2/modules"
+
+
+def _binary_of(module_dir: str) -> str:
+    """The binary whose compiled-in modules ``modules`` leaves out when ``--builtin`` is not given."""
+    return "debian" if os.path.normpath(module_dir) == DEBIAN_MODULE_DIR else "image"
 
 
 # -- rules / explain --------------------------------------------------------------------------
@@ -632,8 +641,9 @@ def build_parser(operator: bool = True) -> argparse.ArgumentParser:
     p = sub.add_parser("modules", help="the LoadModule lines the (migrated) configuration needs")
     _common(p)
     p.add_argument("--module-dir", default="modules", help="module directory (default: the official image's modules/)")
-    p.add_argument("--builtin", choices=["image", "debian", "none"], default="image",
-                   help="which binary's compiled-in modules to leave out (default: the official httpd:2.4 image)")
+    p.add_argument("--builtin", choices=["image", "debian", "none"], default=None,
+                   help="which binary's compiled-in modules to leave out (default: Debian's apache2 for "
+                        f"--module-dir {DEBIAN_MODULE_DIR}, else the official httpd:2.4 image)")
     p.add_argument("--as-is", action="store_true", help="for the configuration as it is, not as migrated")
     p.add_argument("--why", action="store_true", help="say which directive needs each module")
     p.add_argument("--format", choices=["text", "json"], default="text")

@@ -305,3 +305,24 @@ def test_a_directory_given_names_the_files_its_plain_includes_miss(tmp_path):
             "to start without it") in err
     assert "/nonexistent-httpd24/x.conf: not read (outside the directory given, not checked" in err
     assert "empty.d" not in err and "optional" not in err
+
+
+@pytest.mark.apache
+def test_modules_for_debians_module_directory_leave_out_what_its_binary_compiles_in(tmp_path, httpd):
+    """`--module-dir /usr/lib/apache2/modules` names Debian's binary, which compiles mod_log_config,
+    mod_logio, mod_unixd (...) in: there is no .so to load, and a LoadModule of one stops apache2 -t."""
+    if httpd.module_dir.rstrip("/") != "/usr/lib/apache2/modules":
+        pytest.skip("the apache2 found is not Debian's")
+    site = tmp_path / "site.conf"
+    site.write_text('LogFormat "%h %I" io\nCustomLog /dev/null io\n<Directory /srv>\n    Order allow,deny\n'
+                    '    Allow from all\n</Directory>\n')
+    assert run("migrate", "--write", str(site))[0] == 0
+    code, out, err = run("modules", "--module-dir", httpd.module_dir, str(site))
+    assert code == 0, err
+    loaded = {line.split()[1] for line in out.splitlines() if line.startswith("LoadModule")}
+    assert "authz_core_module" in loaded and not {"log_config_module", "logio_module"} & loaded
+    main = tmp_path / "main.conf"
+    main.write_text(f"ServerRoot {tmp_path}\n{out}ServerName localhost\nErrorLog /dev/null\nInclude {site}\n")
+    checked = subprocess.run([httpd.binary, "-t", "-f", str(main)], env=httpd.env(tmp_path / "run"),
+                             capture_output=True, text=True, timeout=60)
+    assert checked.returncode == 0, checked.stderr
