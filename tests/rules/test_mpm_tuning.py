@@ -110,3 +110,10 @@ def test_mod_php_decides_nothing_when_it_may_have_run_threaded(text):
 def test_an_mpm_the_configuration_loads_wins_over_mod_php():
     text = "LoadModule mpm_worker_module modules/mod_mpm_worker.so\nLoadModule php5_module modules/libphp5.so\n"
     assert required_modules(configset(text)).mpm == "mpm_worker_module"
+
+
+def test_a_block_for_a_threaded_mpm_beside_mod_php_is_reported_with_why_prefork():
+    text = "LoadModule php5_module modules/libphp5.so\n<IfModule worker.c>\n    MaxClients 50\n    ThreadsPerChild 25\n</IfModule>\n"
+    [found] = findings(text, "HT407")
+    assert found.line == 2
+    assert "not read under the prefork MPM that 2.4 will run (the MPM its modules need: mod_php is not thread-safe)" in found.message

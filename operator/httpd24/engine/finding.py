@@ -85,8 +85,7 @@ class Finding:
         """The finding without the tree its fix edits (see :meth:`Fix.detached`), in ``file`` if given.
 
         Built directly, not with ``dataclasses.replace``: a review detaches every finding, and
-        replace costs three times as much. A detached finding (picklable: it crosses to and from review
-        workers) is its own detached form."""
+        replace costs three times as much. A detached finding is its own detached form."""
         if (self.fix is None or self.fix.edit is _detached) and (file is None or file == self.file):
             return self
         return Finding(self.code, self.rule, self.severity, self.message, self.file if file is None else file,

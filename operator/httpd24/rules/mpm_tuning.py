@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ..config.nodes import Directive, Section
 from ..engine import Rule, Severity, register
-from ..engine.modules import BY_DEFAULT, BY_SETTINGS, choose_mpm, tuned_mpm
+from ..engine.modules import BY_DEFAULT, BY_MODULES, BY_SETTINGS, choose_mpm, tuned_mpm
 from .modules_includes import load_path
 from .mutex import MPM_NAMES
 
@@ -25,6 +25,7 @@ def _settings(section) -> list[Directive]:
 #: Why the running MPM is the one it is, as HT407 says it.
 _WHY = {
     BY_SETTINGS: f"{BY_SETTINGS} (httpd24 modules lists why)",
+    BY_MODULES: f"{BY_MODULES}: mod_php is not thread-safe",
     BY_DEFAULT: f"{BY_DEFAULT}, as the configuration loads no MPM and tunes more than one",
 }
 
