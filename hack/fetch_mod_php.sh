@@ -25,7 +25,9 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # _apt cannot write into a private temp dir; apt warns and downloads as root, which is what we want.
 (cd "$work" && apt-get download -q "$package" 2>&1 | grep -v "Download is performed unsandboxed" || true)
-dpkg-deb -x "$work"/*.deb "$work/tree"
+deb=$(find "$work" -maxdepth 1 -name '*.deb' | head -n 1)
+[ -n "$deb" ] || { echo "hack/fetch_mod_php.sh: apt-get download $package fetched nothing" >&2; exit 1; }
+dpkg-deb -x "$deb" "$work/tree"
 so=$(find "$work/tree" -name 'libphp*.so' | head -n 1)
 [ -n "$so" ] || { echo "hack/fetch_mod_php.sh: no libphp*.so in $package" >&2; exit 1; }
 unresolved=$(ldd "$so" | awk '/not found/ {print $1}')
