@@ -70,6 +70,14 @@ CASES = {
         "<Directory {root}/www/c>\n    Order allow,deny\n    Allow from 127.0.0.2\n</Directory>\n"
         f"<Location /docs>\n{AUTH}    Require valid-user\n</Location>\n",
         ["/docs/f.html", "/c/f.html", "/f.html"]),
+    # [PT] hands /c/f.html on: the Location walk after translation reads the new URL, so <Location /docs>
+    # (a valid user from anywhere) does not apply to /docs/f.html; the <Directory> of /c does, as for a
+    # request of /c/f.html itself. The model reads [PT] as no remap, which this shows is enough.
+    "rewrite-passthrough": (
+        "RewriteEngine On\nRewriteRule ^/docs/(.*)$ /c/$1 [PT]\n"
+        "<Directory {root}/www/c>\n    Order allow,deny\n    Allow from 127.0.0.2\n</Directory>\n"
+        f"<Location /docs>\n{AUTH}    Require valid-user\n    Satisfy Any\n</Location>\n",
+        ["/docs/f.html", "/c/f.html", "/f.html"]),
 }
 
 
@@ -133,6 +141,8 @@ def test_a_remapped_location_answers_as_before(name, root, httpd):  # noqa: F811
     ("proxy-meets-no-directory", ("/app/x", "127.0.0.1", "alice"), 503),
     ("aliasmatch-into-a-restricted-directory", ("/docs/f.html", "127.0.0.1", "alice"), 403),
     ("rewrite-into-a-restricted-directory", ("/docs/f.html", "127.0.0.2", "alice"), 200),
+    ("rewrite-passthrough", ("/docs/f.html", "127.0.0.1", "alice"), 403),
+    ("rewrite-passthrough", ("/docs/f.html", "127.0.0.2", None), 200),
 ])
 def test_the_reference_reads_these_as_2_2_did(name, request_, before, root, httpd):  # noqa: F811
     """The reference itself, on requests whose 2.2 answer follows from the research notes (§2(d))."""
