@@ -123,6 +123,10 @@ def find_server_root(entry_path: str, doc: Document | None) -> tuple[str, str]:
     it; otherwise the file's own directory or its parent (``conf/httpd.conf`` of the official image
     and of Red Hat's layout), whichever more relative Includes find files in.
     """
+    if _names_a_descriptor(entry_path):
+        # bash's <(...) and /dev/stdin: the pipe's name says nothing of where the configuration's
+        # files are. Read it as standard input (`-`) is read, from the working directory.
+        entry_path = os.path.join(os.getcwd(), "-")
     here = os.path.dirname(entry_path)
     declared = _declared_root(doc)
     if declared is not None and os.path.isdir(declared) and _under(os.path.realpath(entry_path), os.path.realpath(declared)):
@@ -134,6 +138,12 @@ def find_server_root(entry_path: str, doc: Document | None) -> tuple[str, str]:
         return best, ""
     return best, (f"its ServerRoot {declared} does not hold it: Includes are read from {best} "
                   "(--server-root chooses another directory)")
+
+
+def _names_a_descriptor(path: str) -> bool:
+    """Whether ``path`` is a name under /dev or /proc (/dev/fd/63, /dev/stdin, /proc/self/fd/0)."""
+    directory = os.path.dirname(os.path.abspath(path))
+    return directory == "/dev" or directory.startswith(("/dev/", "/proc/"))
 
 
 def _declared_root(doc: Document | None) -> str | None:
