@@ -57,14 +57,15 @@ def _get(node: yaml.MappingNode, key: str) -> yaml.Node | None:
     return None
 
 
-def _block(old: str, value: str, where: str) -> str:
+def _block(old: str, value: str, where: str, parent: int) -> str:
     """``value`` as a literal block scalar replacing ``old`` (the text of the original one, header included),
-    with the same line endings (a CRLF file stays CRLF; YAML reads either as a line break)."""
+    with the same line endings (a CRLF file stays CRLF; YAML reads either as a line break). ``parent``: the
+    indentation of the mapping that holds it, which an indentation indicator counts from."""
     eol = "\r\n" if "\r\n" in old else "\n"
-    return _lf_block(old.replace("\r\n", "\n"), value, where).replace("\n", eol)
+    return _lf_block(old.replace("\r\n", "\n"), value, where, parent).replace("\n", eol)
 
 
-def _lf_block(old: str, value: str, where: str) -> str:
+def _lf_block(old: str, value: str, where: str, parent: int) -> str:
     header, _, body = old.partition("\n")
     match = _HEADER.match(header)
     if match is None:
@@ -74,21 +75,27 @@ def _lf_block(old: str, value: str, where: str) -> str:
     content = [line for line in lines if line.strip()]
     if not content:
         raise ManifestEditError(f"{where}: the value is an empty block -> write the configuration into it, then run again")
-    indent = len(content[0]) - len(content[0].lstrip(" "))
+    digits = "".join(c for c in indicators if c.isdigit())
+    # With an indicator (`|2`, as kubectl writes a value whose first line is indented) the block's
+    # indentation is the parent's plus it, not the first line's.
+    indent = parent + int(digits) if digits else len(content[0]) - len(content[0].lstrip(" "))
     # What follows the last content line (blank lines) belongs to the file, not to the value, unless "keep" (|+).
     last = max(i for i, line in enumerate(lines) if line.strip())
     tail = "" if "+" in indicators else "\n".join(lines[last + 1:])
     if _UNPRINTABLE.search(value) or "\r" in value:
         raise ManifestEditError(f"{where}: the migrated text holds characters a YAML block cannot -> print the "
                                 f"ConfigMap without --write and apply it with kubectl")
-    digits = "".join(c for c in indicators if c.isdigit())
     first = next((line for line in value.split("\n") if line.strip()), None)
     if first is None:
         raise ManifestEditError(f"{where}: the migrated text is blank -> print the ConfigMap without --write")
     leading = value.split("\n")[:value.split("\n").index(first)]
     if (first[:1] == " " or any(leading)) and not digits:
-        raise ManifestEditError(f"{where}: the migrated text starts with spaces, which a block without an "
-                                f"indentation indicator cannot hold -> print the ConfigMap without --write")
+        # YAML would take the first line's spaces for the block's indentation: say where it is.
+        if not 1 <= indent - parent <= 9:
+            raise ManifestEditError(f"{where}: the migrated text starts with spaces, and the block is indented "
+                                    f"too far for an indentation indicator -> print the ConfigMap without --write")
+        digits = str(indent - parent)
+        indicators = digits + indicators
     stripped = value.rstrip("\n")
     trailing = len(value) - len(stripped)
     chomp = "-" if trailing == 0 else ("" if trailing == 1 else "+")
@@ -125,7 +132,11 @@ def rewrite(path: str, text: str, index: int, values: Mapping[str, str]) -> str:
             raise ManifestEditError(f"{where}: the value is not a literal block (key: |) -> write it as one "
                                     f"(or print the ConfigMap without --write), then run again")
         start, end = node.start_mark.index, node.end_mark.index
-        new = json.dumps(value, ensure_ascii=False) if node.style == '"' else _block(text[start:end], value, where)
+        if node.style == '"':
+            new = json.dumps(value, ensure_ascii=False)
+        else:
+            parent = next(k for k, v in data.value if v is node).start_mark.column  # type: ignore[union-attr]
+            new = _block(text[start:end], value, where, parent)
         spans.append((start, end, new))
     out = text
     for start, end, new in sorted(spans, reverse=True):
