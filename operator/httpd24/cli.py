@@ -360,13 +360,20 @@ def _rewrite_in_place(path: str, data: bytes, err) -> bool:
     return True
 
 
-def _summary(source: inputs.Source, migration: Migration, err) -> None:
+def _summary(source: inputs.Source, migration: Migration, err, written: bool = True) -> None:
+    """What was fixed and what needs a person; ``written``: False when ``--write`` could not write the
+    result, so nothing is said to be fixed."""
     if migration.applied:
         counts = ", ".join(f"{code} x{n}" for code, n in migration.summary().items())
         files = ", ".join(source.display(n) for n in sorted(migration.changed))
-        err.write(f"{source.label}: fixed {len(migration.applied)} finding(s) ({counts}) in {files}\n")
+        if written:
+            err.write(f"{source.label}: fixed {len(migration.applied)} finding(s) ({counts}) in {files}\n")
+        else:
+            err.write(f"{source.label}: nothing written; {len(migration.applied)} finding(s) would be fixed "
+                      f"({counts}) in {files}\n")
+        label = "fixed  " if written else "would fix"
         for finding in migration.applied:
-            err.write(f"  fixed   {report.text_line(finding, source.display(finding.file))}\n")
+            err.write(f"  {label} {report.text_line(finding, source.display(finding.file))}\n")
     for failure in migration.failures:
         err.write(f"{source.label}: {failure}\n")
     # Locations below are in the migrated files.
@@ -411,6 +418,7 @@ def cmd_migrate(args: argparse.Namespace, out, err) -> int:
         if migration.cycle is not None:
             failed |= _report_parse_errors(source, [migration.cycle], err)
             continue
+        written = True
         would_change |= bool(migration.changed)
         needs_person |= bool(_need_a_person(migration))
         if args.check:
@@ -419,7 +427,8 @@ def cmd_migrate(args: argparse.Namespace, out, err) -> int:
         elif args.diff:
             out.write(_diff(source, migration))
         elif args.write:
-            failed |= not _write(source, migration, err)
+            written = _write(source, migration, err)
+            failed |= not written
         elif source.kind == "configmap":
             out.write("---\n" + _configmap_yaml(source, migration))
         else:
@@ -431,7 +440,7 @@ def cmd_migrate(args: argparse.Namespace, out, err) -> int:
                     out.write(f"# ==> {source.display(name)} <==\n")
                 out.write(migration.files[name].decode("utf-8", "surrogateescape"))
         if not args.quiet:
-            _summary(source, migration, err)
+            _summary(source, migration, err, written)
         if args.verify:
             verify_failed |= _verify(source, migration, out, err)
     progress.close()

@@ -147,6 +147,10 @@ def test_manifest_that_cannot_be_rewritten_in_place_is_left_alone(tmp_path):
     code, _, err = run("migrate", "--write", "--select", "HT101", str(manifest))
     assert code == 2 and manifest.read_text() == text
     assert f"{manifest}:4: data.httpd.conf: the value is not a literal block (key: |) -> write it as one" in err
+    # The summary does not claim what was not written.
+    assert ": fixed " not in err and "  fixed " not in err
+    assert f"{manifest}[default/web]: nothing written; 1 finding(s) would be fixed (HT101 x1)" in err
+    assert "  would fix " in err
 
 
 def test_a_json_manifest_is_migrated_in_place(tmp_path):
