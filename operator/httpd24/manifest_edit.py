@@ -10,10 +10,12 @@ ConfigMap uses for files) is re-emitted with the same header style and indent.
 A double-quoted value (and so every value of a JSON manifest, which YAML reads
 as flow style) is re-emitted double-quoted, as JSON writes strings.
 
-Every edit is checked: the new manifest must load to the same objects with only
-the edited values changed. Anything else (a plain, single-quoted or folded value,
-text YAML cannot hold in a block) raises :class:`ManifestEditError` with what to
-do, and nothing is written.
+An anchored value and its aliases are one node, rewritten once when every key
+sharing it gets the same text; an anchor or a tag on a value stays. Every edit
+is checked: the new manifest must load to the same objects with only the edited
+values changed. Anything else (a plain, single-quoted or folded value, text YAML
+cannot hold in a block) raises :class:`ManifestEditError` with what to do, and
+nothing is written.
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ from .inputs import load_manifest_objects
 
 #: Characters a YAML literal block can hold (the printable set of YAML 1.1, tab and line feed).
 _UNPRINTABLE = re.compile("[^\x09\x0a\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-_HEADER = re.compile(r"^\|(?P<indicators>[-+0-9]*)(?P<rest>.*)$")
+#: A block's header: its properties (an anchor ``&name``, a tag ``!!str``), ``|``, the indicators, a comment.
+_HEADER = re.compile(r"^(?P<properties>(?:[&!]\S*\s+)*)\|(?P<indicators>[-+0-9]*)(?P<rest>.*)$")
 
 
 class ManifestEditError(Exception):
@@ -71,6 +74,7 @@ def _lf_block(old: str, value: str, where: str, parent: int) -> str:
     if match is None:
         raise ManifestEditError(f"{where}: the value is not a literal block (key: |) -> write it as one, then run again")
     indicators, rest = match.group("indicators"), match.group("rest")
+    opening = match.group("properties") + "|"
     lines = body.split("\n")
     content = [line for line in lines if line.strip()]
     if not content:
@@ -108,8 +112,13 @@ def _lf_block(old: str, value: str, where: str, parent: int) -> str:
     text_lines = stripped.split("\n") + [""] * max(blank, 0)
     new_body = "\n".join((" " * indent + line) if line else "" for line in text_lines)
     if trailing == 0 and not old.endswith("\n"):
-        return f"|{indicators}{rest}\n{new_body}"  # the file ended inside the block, without a line break: still so
-    return f"|{digits}{chomp}{rest}\n{new_body}\n{tail}"
+        # The file ended inside the block, without a line break: still so.
+        return f"{opening}{indicators}{rest}\n{new_body}"
+    return f"{opening}{digits}{chomp}{rest}\n{new_body}\n{tail}"
+
+
+#: What a key not being rewritten "gets": never equal to a new text.
+_KEPT = object()
 
 
 def rewrite(path: str, text: str, index: int, values: Mapping[str, str]) -> str:
@@ -125,15 +134,28 @@ def rewrite(path: str, text: str, index: int, values: Mapping[str, str]) -> str:
         raise ManifestEditError(f"{path}: the ConfigMap has no data mapping here -> print it without --write")
     data = _get(nodes[index], "data")
     spans = []
+    done: set[int] = set()
     for key, value in values.items():
         node = _get(data, key)  # type: ignore[arg-type]
         where = f"{path}:{(node.start_mark.line + 1) if node else '?'}: data.{key}"
+        # An anchor and its aliases are one node: its one text must be what each of their keys gets.
+        sharing = sorted(str(k.value) for k, v in data.value if v is node)  # type: ignore[union-attr]
+        if len(sharing) > 1:
+            if id(node) in done:
+                continue
+            if any(values.get(k, _KEPT) != value for k in sharing):
+                keys = ", ".join("data." + k for k in sharing)
+                raise ManifestEditError(f"{path}:{node.start_mark.line + 1}: {keys}: one value (an anchor and its "
+                                        f"alias), which would get different texts -> write each out in full, then "
+                                        f"run again")
+            done.add(id(node))
         if not isinstance(node, yaml.ScalarNode) or node.style not in ("|", '"'):
             raise ManifestEditError(f"{where}: the value is not a literal block (key: |) -> write it as one "
                                     f"(or print the ConfigMap without --write), then run again")
         start, end = node.start_mark.index, node.end_mark.index
         if node.style == '"':
-            new = json.dumps(value, ensure_ascii=False)
+            old = text[start:end]
+            new = old[: old.index('"')] + json.dumps(value, ensure_ascii=False)  # an anchor or a tag stays
         else:
             parent = next(k for k, v in data.value if v is node).start_mark.column  # type: ignore[union-attr]
             new = _block(text[start:end], value, where, parent)

@@ -71,6 +71,32 @@ def test_text_a_block_cannot_hold_is_refused():
         rewrite("cm.yaml", MANIFEST, 0, {"httpd.conf": "A\x00B\n"})
 
 
+@pytest.mark.parametrize("properties", ["&conf ", "!!str ", "&conf !!str ", "!!str &conf "])
+def test_a_block_with_an_anchor_or_a_tag_keeps_them(properties):
+    manifest = f"kind: ConfigMap\ndata:\n  httpd.conf: {properties}|\n    MaxClients 5\n  other: x\n"
+    out = rewrite("cm.yaml", manifest, 0, {"httpd.conf": "MaxRequestWorkers 5\n"})
+    assert out == manifest.replace("MaxClients", "MaxRequestWorkers")
+
+
+ALIASED = "kind: ConfigMap\ndata:\n  httpd.conf: &conf |\n    MaxClients 5\n  copy.conf: *conf\n"
+
+
+def test_an_alias_follows_its_anchor_when_both_get_the_same_text():
+    value = "MaxRequestWorkers 5\n"
+    out = rewrite("cm.yaml", ALIASED, 0, {"httpd.conf": value, "copy.conf": value})
+    assert out == ALIASED.replace("MaxClients", "MaxRequestWorkers")
+
+
+@pytest.mark.parametrize("values", [{"httpd.conf": "MaxRequestWorkers 5\n", "copy.conf": "Other\n"},
+                                    {"copy.conf": "MaxRequestWorkers 5\n"}])
+def test_an_alias_whose_text_would_differ_from_its_anchor_is_refused(values):
+    with pytest.raises(ManifestEditError) as caught:
+        rewrite("cm.yaml", ALIASED, 0, values)
+    message = str(caught.value)
+    assert message.startswith("cm.yaml:3: data.copy.conf, data.httpd.conf: one value (an anchor and its alias), "
+                              "which would get different texts -> write each out in full"), message
+
+
 #: What `kubectl get configmap -o yaml` writes for a value whose first line is indented: an indentation
 #: indicator (`|2`: the content is indented two more than the key), so the block's own indentation is
 #: not the first line's.
@@ -119,8 +145,9 @@ def test_a_json_manifest_gets_only_its_string_replaced(eol):
     assert out == manifest.replace("MaxClients 150", "MaxRequestWorkers 150")
 
 
-def test_a_double_quoted_yaml_value_stays_double_quoted():
-    manifest = 'kind: ConfigMap  # kept\ndata:\n  httpd.conf: "MaxClients 5\\n"\n  other: x\n'
+@pytest.mark.parametrize("properties", ["", "&conf ", "!!str "])
+def test_a_double_quoted_yaml_value_stays_double_quoted(properties):
+    manifest = f'kind: ConfigMap  # kept\ndata:\n  httpd.conf: {properties}"MaxClients 5\\n"\n  other: x\n'
     out = rewrite("cm.yaml", manifest, 0, {"httpd.conf": "MaxRequestWorkers 5\n"})
     assert out == manifest.replace("MaxClients", "MaxRequestWorkers")
 
