@@ -216,8 +216,9 @@ def from_bytes(path: str, data: bytes, *, server_root: str | None = None, on_dis
 
 def _shown(where: str, given: str) -> str:
     """How an included file is shown: as the path given on the command line for the file itself,
-    relative to the working directory when that path was relative, else absolute."""
-    if where == given or os.path.isabs(given):
+    relative to the working directory when that path was relative or a pipe (read as `-` is), else
+    absolute."""
+    if where == given or (os.path.isabs(given) and not disk.names_a_descriptor(given)):
         return where
     relative = os.path.relpath(where)
     return where if relative.startswith("..") else relative

@@ -123,7 +123,7 @@ def find_server_root(entry_path: str, doc: Document | None) -> tuple[str, str]:
     it; otherwise the file's own directory or its parent (``conf/httpd.conf`` of the official image
     and of Red Hat's layout), whichever more relative Includes find files in.
     """
-    if _names_a_descriptor(entry_path):
+    if names_a_descriptor(entry_path):
         # bash's <(...) and /dev/stdin: the pipe's name says nothing of where the configuration's
         # files are. Read it as standard input (`-`) is read, from the working directory.
         entry_path = os.path.join(os.getcwd(), "-")
@@ -140,7 +140,7 @@ def find_server_root(entry_path: str, doc: Document | None) -> tuple[str, str]:
                   "(--server-root chooses another directory)")
 
 
-def _names_a_descriptor(path: str) -> bool:
+def names_a_descriptor(path: str) -> bool:
     """Whether ``path`` is a name under /dev or /proc (/dev/fd/63, /dev/stdin, /proc/self/fd/0)."""
     directory = os.path.dirname(os.path.abspath(path))
     return directory == "/dev" or directory.startswith(("/dev/", "/proc/"))
