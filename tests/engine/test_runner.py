@@ -199,3 +199,23 @@ def test_migration_found_is_what_lint_finds(path):
 def test_migration_found_is_none_when_an_include_cycle_stops_every_pass():
     result = migrate(ConfigSet.from_mapping({"a.conf": "Include b.conf\n", "b.conf": "Include a.conf\n"}, entry="a.conf"))
     assert result.cycle is not None and result.found is None
+
+
+def test_excluded_findings_are_the_inputs_and_are_never_fixed():
+    """A caller that leaves rules out (an HttpdPolicy's ``ignore``) counts what it left out: lint's and the
+    migration's first pass give the same list, though the passes after it see fixed, shifted lines."""
+    text = "Order allow,deny\nAllow from all\nMaxClients 10\nKeepAlive 5\n"
+
+    def configset():
+        return ConfigSet.from_mapping({"httpd.conf": text}, entry="httpd.conf")
+
+    def keep_alive(finding):
+        return finding.code == "HT120"
+
+    excluded: list = []
+    kept = lint(configset(), exclude=keep_alive, excluded=excluded)
+    assert [(f.code, f.line) for f in excluded] == [("HT120", 4)]
+    assert "HT120" not in {f.code for f in kept} and {"HT101", "HT501"} <= {f.code for f in kept}
+    result = migrate(configset(), exclude=keep_alive)
+    assert [(f.code, f.line) for f in result.excluded] == [("HT120", 4)]
+    assert result.files["httpd.conf"].endswith(b"KeepAlive 5\n") and b"MaxRequestWorkers 10" in result.files["httpd.conf"]

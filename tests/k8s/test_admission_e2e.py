@@ -398,6 +398,38 @@ def test_enforce_honours_ignore_marks_and_says_so(cluster, webhook):  # noqa: F8
     assert stored(cluster, ns, "web")["data"]["httpd.conf"] == marked
 
 
+def test_an_httpdpolicy_leaves_rules_out_and_kubectl_shows_how_many_findings(cluster, webhook):  # noqa: F811
+    """The same team, with the exemption written once for every namespace of the image instead of in each
+    configuration: a policy that leaves HT406 out. The namespace label (enforce) decides the mode still."""
+    policy = {
+        "apiVersion": "httpd24.io/v1alpha1", "kind": "HttpdPolicy", "metadata": {"name": "adm-e2e-wsgi"},
+        "spec": {"mode": "warn", "namespaceSelector": {"matchLabels": {"adm-e2e-image": "wsgi"}}, "ignore": ["HT406"]},
+    }
+    bad = dict(policy, metadata={"name": "adm-e2e-typo"}, spec=dict(policy["spec"], ignore=["HT4O6"]))
+    out = cluster.kubectl("apply", "-f", "-", input=json.dumps(bad), check=False)
+    assert out.returncode != 0 and "spec.ignore[0]" in out.stderr, out.stderr  # the CRD refuses a typo
+    cluster.kubectl("apply", "-f", "-", input=json.dumps(policy))
+    try:
+        ns = make_namespace(cluster, webhook, "enforce", labels={"adm-e2e-image": "wsgi"})
+        deadline = time.monotonic() + 20
+        while webhook.get("/debug/modes")[ns]["ignored"] != ["HT406"] and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert webhook.get("/debug/modes")[ns]["ignored"] == ["HT406"]
+        wsgi = "WSGIScriptAlias / /srv/app.wsgi\nWSGIDaemonProcess app\nKeepAlive 5\n"
+        out = cluster.kubectl("apply", "-n", ns, "-f", "-", input=manifest("web", {"httpd.conf": wsgi.encode()}),
+                              check=False)
+        assert out.returncode == 1, out.stderr  # what the policy does not leave out is still denied
+        assert "HT120" in out.stderr and "HT406" not in out.stderr.split("denied the request")[1]
+        wsgi = wsgi.replace("KeepAlive 5", "KeepAlive On")
+        out = cluster.kubectl("apply", "-n", ns, "-f", "-", input=manifest("web", {"httpd.conf": wsgi.encode()}),
+                              check=False)
+        assert out.returncode == 0, out.stderr
+        assert "Warning: httpd24: 2 findings left out by HttpdPolicy adm-e2e-wsgi (HT406 x2)" in out.stderr
+        assert stored(cluster, ns, "web")["data"]["httpd.conf"] == wsgi
+    finally:
+        cluster.kubectl("delete", "httpdpolicy", "adm-e2e-wsgi", check=False)
+
+
 # -- what never reaches the webhook ------------------------------------------------------------------------------------
 def test_unlabelled_configmaps_never_reach_the_webhook(cluster, webhook):  # noqa: F811
     ns = make_namespace(cluster, webhook, "enforce")

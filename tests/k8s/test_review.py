@@ -583,3 +583,34 @@ def test_a_review_workers_decision_crosses_the_process_boundary_as_the_webhook_r
         assert all(f.fix is None for f in theirs)
     assert (sent.allowed, sent.message, sent.warnings, sent.data, sent.annotations) == (
         here.allowed, here.message, here.warnings, here.data, here.annotations)
+
+
+# -- rules an HttpdPolicy leaves out -----------------------------------------------------------------
+WSGI_IMAGE = r.Ignored(("HT406",), "HttpdPolicy wsgi-image")
+
+
+def test_enforce_lets_through_what_a_policy_leaves_out_and_counts_it():
+    text = b"WSGIScriptAlias / /srv/app.wsgi\nWSGIDaemonProcess app\nMaxClients 10\n"
+    denied = r.review(configmap({"httpd.conf": text}), mode=Mode.ENFORCE, stage="validate")
+    assert not denied.allowed and "HT406" in denied.message
+    decision = r.review(configmap({"httpd.conf": text}), mode=Mode.ENFORCE, stage="validate", ignored=WSGI_IMAGE)
+    assert decision.allowed, decision.message
+    assert [f.code for f in decision.findings] == ["HT101"]
+    assert decision.warnings[0] == "httpd24: 2 findings left out by HttpdPolicy wsgi-image (HT406 x2)"
+
+
+@pytest.mark.parametrize("cached", [True, False])
+def test_migrate_fixes_nothing_a_policy_leaves_out_and_the_validation_still_counts_it(cached):
+    text = b"KeepAlive 5\nWSGIScriptAlias / /srv/app.wsgi\n"
+    keep_alive = r.Ignored(("HT120",), "HttpdPolicy p")
+    untouched = r.review(configmap({"httpd.conf": text}), mode=Mode.MIGRATE, stage="mutate", ignored=keep_alive)
+    assert untouched.data == {} and not untouched.allowed  # HT406 is still there, and cannot be migrated
+    body = configmap({"httpd.conf": text})
+    decision = r.review(body, mode=Mode.MIGRATE, stage="mutate", ignored=WSGI_IMAGE)
+    assert decision.allowed and decision.data == {"httpd.conf": "KeepAlive On\nWSGIScriptAlias / /srv/app.wsgi\n"}
+    if not cached:
+        r.CACHE.clear()
+    after = r.review(jsonpatch.apply_patch(body, decision.json_patch(body)), mode=Mode.MIGRATE, stage="validate",
+                     ignored=WSGI_IMAGE)
+    assert after.allowed
+    assert "httpd24: 1 finding left out by HttpdPolicy wsgi-image (HT406 x1)" in after.warnings

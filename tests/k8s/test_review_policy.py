@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from httpd24.engine import all_rules
 from httpd24.k8s import models_policy
 from httpd24.k8s.review import DEFAULT_MODE, Mode
 from httpd24.k8s.review_policy import PolicyRule, configmap_mode, namespace_mode, selector_matches
@@ -54,6 +55,27 @@ def test_policy_matching_by_names_selector_and_exclusions():
 def test_policy_defaults_come_from_the_first_matching_policy_by_name():
     policies = [policy("b", "warn", defaults="adopt-2.4"), policy("a", "audit", defaults="keep-2.2")]
     assert namespace_mode("x", {}, policies).defaults == "keep-2.2"
+
+
+def test_a_rule_is_left_out_only_when_every_matching_policy_leaves_it_out():
+    # The image ships mod_wsgi (HT406) and the info rules (HT9xx) are noise to this team; a stricter
+    # policy for production that says nothing of either cannot be weakened by the other.
+    everywhere = policy("base", "warn", ignore=["HT406", "ht9"])
+    assert namespace_mode("x", {}, [everywhere]).ignored.codes == tuple(
+        rule.code for rule in all_rules() if rule.code == "HT406" or rule.code.startswith("HT9"))
+    assert namespace_mode("x", {}, [everywhere]).ignored.by == "HttpdPolicy base"
+    production = policy("prod", "enforce", namespaces=["shop"], ignore=["HT4"])
+    assert namespace_mode("shop", {}, [everywhere, production]).ignored.codes == ("HT406",)
+    assert namespace_mode("shop", {}, [everywhere, production]).ignored.by == "HttpdPolicy base, HttpdPolicy prod"
+    silent = policy("quiet", "audit")
+    assert namespace_mode("x", {}, [everywhere, silent]).ignored.codes == ()
+    assert namespace_mode("x", {"httpd24.io/mode": "enforce"}, []).ignored.codes == ()
+
+
+def test_a_policy_ignoring_a_code_that_names_no_rule_says_so():
+    effective = namespace_mode("x", {}, [policy("base", "warn", ignore=["HT406", "HT999"])])
+    assert effective.ignored.codes == ("HT406",)
+    assert effective.notes == ["HttpdPolicy base: ignore HT999 names no rule (`httpd24 rules` lists them)"]
 
 
 def test_excluded_namespaces_are_never_reviewed():
@@ -144,3 +166,6 @@ def test_example_policy_validates_against_the_model():
     assert rule.mode is Mode.ENFORCE and rule.excluded == ("legacy",)
     with pytest.raises(Exception):
         models_policy.HttpdPolicySpec.model_validate({"mode": "deny"})
+    for code in ("HT", "HT4061", "E501", "HT40 "):  # the CRD refuses these before the webhook sees them
+        with pytest.raises(Exception):
+            models_policy.HttpdPolicySpec.model_validate({"mode": "warn", "ignore": [code]})

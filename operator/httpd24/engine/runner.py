@@ -39,11 +39,11 @@ Exclude = Callable[[Finding], bool]
 
 
 def check(ctx: Context, rules: Sequence[Rule], silenced: list[Finding] | None = None,
-          exclude: Exclude | None = None) -> list[Finding]:
+          exclude: Exclude | None = None, excluded: list[Finding] | None = None) -> list[Finding]:
     """Every finding of ``rules`` on the context, deduplicated, in file order; those an ignore mark
     silences (:mod:`.suppression`) go to ``silenced`` instead, when given, and those ``exclude`` names
-    nowhere. Rules about 2.2's behaviour do not run on a configuration that ran on 2.4 already
-    (:mod:`.source`)."""
+    to ``excluded``, when given. Rules about 2.2's behaviour do not run on a configuration that ran on
+    2.4 already (:mod:`.source`)."""
     if ctx.source.ran_on_24:
         rules = [rule for rule in rules if not rule.about_22_behaviour]
     by_key: dict[str, list[Rule]] = {}
@@ -61,11 +61,12 @@ def check(ctx: Context, rules: Sequence[Rule], silenced: list[Finding] | None = 
     for rule in whole:
         findings.extend(rule.check_config(ctx))
     if exclude is not None:
+        left_out = [finding for finding in findings if exclude(finding)]
         findings = [finding for finding in findings if not exclude(finding)]
-    unique: dict[tuple, Finding] = {}
-    for finding in findings:
-        unique.setdefault((finding.code, finding.file, finding.line, finding.column, finding.message), finding)
-    kept, quiet = split_silenced(sorted(unique.values(), key=_file_order), ctx.configset)
+        if excluded is not None:
+            excluded[:] = sorted(_unique(left_out), key=_file_order)
+    unique = _unique(findings)
+    kept, quiet = split_silenced(sorted(unique, key=_file_order), ctx.configset)
     enabled = [rule.code for rule in rules]
     for rule in rules:
         if type(rule).check_after is not Rule.check_after:
@@ -73,6 +74,14 @@ def check(ctx: Context, rules: Sequence[Rule], silenced: list[Finding] | None = 
     if silenced is not None:
         silenced[:] = quiet
     return sorted(kept, key=_file_order)
+
+
+def _unique(findings: list[Finding]) -> list[Finding]:
+    """The first of the findings several rules (or several paths to one node) report alike."""
+    unique: dict[tuple, Finding] = {}
+    for finding in findings:
+        unique.setdefault((finding.code, finding.file, finding.line, finding.column, finding.message), finding)
+    return list(unique.values())
 
 
 def _file_order(finding: Finding) -> tuple:
@@ -90,14 +99,16 @@ def lint(
     source_version: SourceVersion = "auto",
     judged: list[Source] | None = None,
     exclude: Exclude | None = None,
+    excluded: list[Finding] | None = None,
 ) -> list[Finding]:
     """Findings for a configuration set. Raises ParseError on an Include cycle.
 
-    ``silenced``: filled with the findings an ``# httpd24: ignore`` mark silences. ``judged``: with what
-    the configuration ran on before (:mod:`.source`), for a message that says which rules were left out."""
+    ``silenced``: filled with the findings an ``# httpd24: ignore`` mark silences; ``excluded``: with
+    those ``exclude`` leaves out. ``judged``: with what the configuration ran on before
+    (:mod:`.source`), for a message that says which rules were left out."""
     with gc_paused():
         ctx = Context.build(configset, target, defaults, source_version=source_version)
-        findings = check(ctx, rules_for(select, ignore), silenced, exclude)
+        findings = check(ctx, rules_for(select, ignore), silenced, exclude, excluded)
         if judged is not None:
             judged[:] = [ctx.source]
         return findings
@@ -124,6 +135,8 @@ class Migration:
     #: caller that wants both needs no lint of its own. None when no pass could read the input (an
     #: Include cycle).
     found: list[Finding] | None = None
+    #: The input's findings that ``exclude`` left out (the first pass's; none of them was fixed).
+    excluded: list[Finding] = field(default_factory=list)
 
     @property
     def changed(self) -> set[str]:
@@ -167,6 +180,7 @@ def _migrate(configset, target, select, ignore, defaults, applicability, source_
     remaining: list[Finding] = []
     silenced: list[Finding] = []
     found: list[Finding] | None = None
+    excluded: list[Finding] = []
     refused: set[tuple] = set()  # fixes that broke the text: never tried again
     careful = False  # after a broken pass, every fix is checked on its own
     memory: dict = {}  # Context.memory: what the rules learnt of the input
@@ -187,13 +201,15 @@ def _migrate(configset, target, select, ignore, defaults, applicability, source_
 
     for _ in range(MAX_PASSES):
         try:
-            findings = check(Context.build(current, target, defaults, memory, source_version), rules, silenced, exclude)
+            findings = check(Context.build(current, target, defaults, memory, source_version), rules, silenced, exclude,
+                             excluded if found is None else None)
         except ParseError as error:  # an Include cycle
             failures.append(str(error))
             cycle = error
             break
         if found is None:
             found = [f.detached() for f in findings]
+            excluded = [f.detached() for f in excluded]
         # The pass that applies nothing is the answer: its findings are what remains.
         remaining = findings
         touched: set[int] = set()
@@ -254,5 +270,5 @@ def _migrate(configset, target, select, ignore, defaults, applicability, source_
     for name, data in original.items():
         files.setdefault(name, data)  # files that did not parse are kept as they were
     return Migration(files, original, applied, remaining, failures, current, cycle,
-                     [f.detached() for f in silenced], memory.get("source"), found)
+                     [f.detached() for f in silenced], memory.get("source"), found, excluded)
 

@@ -201,7 +201,8 @@ def modes_snapshot(namespaces: Any, policies: Any) -> dict[str, Any]:
             name, _first(namespaces, name), _policies(policies),
             default=CONFIG.default_mode, excluded=CONFIG.excluded_namespaces,
         )
-        out[name] = {"mode": str(ns.mode), "source": ns.source, "defaults": ns.defaults, "excluded": ns.excluded}
+        out[name] = {"mode": str(ns.mode), "source": ns.source, "defaults": ns.defaults, "excluded": ns.excluded,
+                     "ignored": list(ns.ignored.codes)}
     return out
 
 
@@ -221,7 +222,7 @@ async def _decide(stage: review.Stage, body, old, namespace, name, operation, dr
         size += sum(len(v) for v in (body.get("binaryData") or {}).values() if isinstance(v, str))
         decision = await REVIEWER.review(
             f"{namespace}/{name}", body, size,
-            mode=mode, stage=stage, notes=notes, defaults=defaults, name=name, namespace=namespace,
+            mode=mode, stage=stage, notes=notes, defaults=defaults, ignored=ns.ignored, name=name, namespace=namespace,
         )
     dry = str(bool(dryrun)).lower()
     metrics.DECISIONS.labels(webhook, str(mode), decision.result, dry).inc()

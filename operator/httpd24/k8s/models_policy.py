@@ -15,13 +15,14 @@ Example::
         matchLabels: {env: production}
       excludedNamespaces: [legacy]
       defaults: keep-2.2            # keep-2.2 | adopt-2.4 (changed defaults); unset: each rule decides
+      ignore: [HT406]               # rules left out (codes or prefixes): here, mod_wsgi is in the image
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 GROUP = "httpd24.io"
 VERSION = "v1alpha1"
@@ -66,6 +67,12 @@ class HttpdPolicySpec(BaseModel):
         default=None,
         description="Changed defaults (AllowOverride, EnableSendfile, FileETag, ...): keep-2.2 writes the 2.2 "
         "value out, adopt-2.4 accepts 2.4's; unset lets each rule decide.",
+    )
+    ignore: list[Annotated[str, StringConstraints(pattern=r"^[Hh][Tt][0-9]{1,3}$")]] = Field(
+        default_factory=list,
+        description="Rule codes or prefixes (HT406, HT9) whose findings are neither reported nor fixed, as "
+        "`httpd24 lint --ignore`. When several policies match, a rule is left out only if every one of them "
+        "leaves it out. The validating webhook's warning counts the findings left out.",
     )
 
 

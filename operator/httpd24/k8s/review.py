@@ -143,6 +143,14 @@ class Problem:
 
 
 @dataclass(frozen=True)
+class Ignored:
+    """The rules the matching HttpdPolicies leave out (:mod:`.review_policy`), and which policies those are."""
+
+    codes: tuple[str, ...] = ()
+    by: str = ""
+
+
+@dataclass(frozen=True)
 class Layout:
     """Where the ConfigMap's keys live for httpd: names in the ConfigSet are ``prefix + key``."""
 
@@ -151,6 +159,7 @@ class Layout:
     config_dir: str = DEFAULT_CONFIG_DIR
     defaults: DefaultsPolicy = None
     source_version: SourceVersion = "auto"
+    ignored: Ignored = Ignored()
 
     @property
     def prefix(self) -> str:
@@ -299,6 +308,8 @@ class Analysis:
     remaining: list[Finding] = field(default_factory=list)
     #: Findings an ``# httpd24: ignore`` mark in the files silences (of the migrated files, after migrate).
     silenced: list[Finding] = field(default_factory=list)
+    #: Findings of rules an HttpdPolicy leaves out (``layout.ignored``), on the files as given.
+    excluded: list[Finding] = field(default_factory=list)
 
     @property
     def errors(self) -> list[Finding]:
@@ -355,13 +366,14 @@ def _problem(error: ParseError, layout: Layout) -> Problem:
 
 
 def analyze(
-    body: Mapping[str, Any], *, migrate: bool = False, notes: list[str] | None = None, defaults: DefaultsPolicy = None
+    body: Mapping[str, Any], *, migrate: bool = False, notes: list[str] | None = None, defaults: DefaultsPolicy = None,
+    ignored: Ignored = Ignored(),
 ) -> Analysis:
     """Lint (and in migrate mode, migrate) a ConfigMap body; never raises on bad input.
 
     ``defaults`` (from an HttpdPolicy) wins over the ConfigMap's ``httpd24.io/defaults``.
     """
-    layout = layout_of(body, notes)
+    layout = replace(layout_of(body, notes), ignored=ignored)
     if defaults is not None:
         layout = replace(layout, defaults=defaults)
     files, origin, problems, binary = extract_files(body)
@@ -378,7 +390,8 @@ def analyze(
             after.update(analysis.migrated)
             CACHE.put(
                 _cache_key(after, origin, binary, layout, False),
-                Analysis(layout, after, origin, [], analysis.remaining, analysis.skipped, silenced=analysis.silenced),
+                Analysis(layout, after, origin, [], analysis.remaining, analysis.skipped, silenced=analysis.silenced,
+                         excluded=analysis.excluded),
             )
     return analysis
 
@@ -430,20 +443,24 @@ def _analyze_trees(files, origin, problems, binary, layout: Layout, migrate: boo
     analysis = Analysis(layout, files, origin, problems, [], skipped)
     if problems:
         return analysis
+    left_out = frozenset(layout.ignored.codes)
+    exclude = (lambda finding: finding.code in left_out) if left_out else None
     if not migrate:
         silenced: list[Finding] = []
+        excluded: list[Finding] = []
         try:
             findings = api.lint(configset, defaults=layout.defaults, silenced=silenced,
-                                source_version=layout.source_version)
+                                source_version=layout.source_version, exclude=exclude, excluded=excluded)
         except ParseError as error:  # an Include cycle
             analysis.problems.append(_problem(error, layout))
             return analysis
         analysis.findings = [_renamed(f, layout) for f in findings]
         analysis.silenced = [_renamed(f, layout) for f in silenced]
+        analysis.excluded = [_renamed(f, layout) for f in excluded]
     else:
         # Its first pass lints the input as lint would (Migration.found), then edits the tree in place.
         migration = api.migrate(configset, defaults=layout.defaults, applicability=Applicability.PRESERVE,
-                                source_version=layout.source_version)
+                                source_version=layout.source_version, exclude=exclude)
         if migration.configset is not None and migration.configset is not configset:
             trees.append(migration.configset)
         if migration.found is None:  # an Include cycle: nothing was read
@@ -454,6 +471,7 @@ def _analyze_trees(files, origin, problems, binary, layout: Layout, migrate: boo
         analysis.applied = [_renamed(f, layout) for f in migration.applied]
         analysis.remaining = [_renamed(f, layout) for f in migration.remaining]
         analysis.silenced = [_renamed(f, layout) for f in migration.silenced]
+        analysis.excluded = [_renamed(f, layout) for f in migration.excluded]
         analysis.migrated = {layout.key(n): migration.files[n] for n in sorted(migration.changed)}
         for failure in migration.failures:
             analysis.problems.append(Problem(layout.entry, 0, 0, f"migration stopped: {failure}"))
@@ -471,6 +489,13 @@ def finding_line(finding: Finding) -> str:
     if finding.replacement:
         text += f" -> {_one_line(finding.replacement)}"
     return text
+
+
+def _tally(findings: list[Finding], why: str) -> str:
+    """``httpd24: 2 findings WHY (HT406 x2)``."""
+    counts = Counter(f.code for f in findings)
+    return (f"httpd24: {_plural(len(findings), 'finding')} {why} "
+            f"({', '.join(f'{c} x{n}' for c, n in sorted(counts.items()))})")
 
 
 def _plural(count: int, word: str) -> str:
@@ -652,6 +677,7 @@ def review(
     stage: Stage,
     notes: Iterable[str] = (),
     defaults: DefaultsPolicy = None,
+    ignored: Ignored = Ignored(),
     name: str | None = None,
     namespace: str | None = None,
 ) -> Decision:
@@ -663,7 +689,7 @@ def review(
     """
     notes = list(notes)
     migrating = mode is Mode.MIGRATE and stage == "mutate"
-    analysis = analyze(body, migrate=migrating, notes=notes, defaults=defaults)
+    analysis = analyze(body, migrate=migrating, notes=notes, defaults=defaults, ignored=ignored)
     decision = Decision(allowed=True, mode=mode, stage=stage)
     decision.problems = list(analysis.problems)
     if stage == "mutate":
@@ -850,10 +876,11 @@ def _annotations_size(body: Mapping[str, Any], changes: Mapping[str, str | None]
 
 
 def _validate(decision: Decision, analysis: Analysis, mode: Mode, notes: list[str]) -> Decision:
-    if analysis.silenced:  # never invisible: the CI log shows what the ConfigMap's own comments let through
-        counts = Counter(f.code for f in analysis.silenced)
-        notes = notes + [f"httpd24: {_plural(len(analysis.silenced), 'finding')} silenced by `# httpd24: ignore` "
-                         f"marks in the configuration ({', '.join(f'{c} x{n}' for c, n in sorted(counts.items()))})"]
+    # Never invisible: the CI log shows what the ConfigMap's own comments, or a policy, let through.
+    if analysis.silenced:
+        notes = notes + [_tally(analysis.silenced, "silenced by `# httpd24: ignore` marks in the configuration")]
+    if analysis.excluded:
+        notes = notes + [_tally(analysis.excluded, f"left out by {analysis.layout.ignored.by}")]
     if analysis.skipped:  # never silent either: these keys are not reviewed
         notes = notes + [f"httpd24: not configuration and no Include reaches them, left alone: "
                          f"{', '.join(analysis.skipped)}"]

@@ -15,6 +15,13 @@ never weaker: a weaker (or unknown) value is ignored and a warning says so.
 The defaults policy (``keep-2.2`` / ``adopt-2.4``) comes from the matching
 policies (the first by name that sets it), else from the ConfigMap's
 ``httpd24.io/defaults`` annotation, else each rule's own choice.
+
+A policy's ``ignore`` (rule codes or prefixes, as ``httpd24 lint --ignore``)
+leaves a rule out only when every matching policy leaves it out: like the
+mode, what one policy asks for another cannot weaken. A left-out rule's
+findings are neither reported nor fixed; the validating webhook's warning
+counts them. No annotation can leave a rule out (``# httpd24: ignore`` marks
+in the configuration can, and are counted likewise).
 """
 
 from __future__ import annotations
@@ -22,7 +29,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
-from .review import ANN_DEFAULTS, ANN_MODE, DEFAULT_MODE, LABEL_MODE, Mode
+from ..engine import all_rules, names_a_rule
+from .review import ANN_DEFAULTS, ANN_MODE, DEFAULT_MODE, LABEL_MODE, Ignored, Mode
 
 
 @dataclass(frozen=True)
@@ -35,6 +43,8 @@ class PolicyRule:
     selector: Mapping[str, Any] | None = None
     excluded: tuple[str, ...] = ()
     defaults: str | None = None
+    #: Rule codes or prefixes, upper case.
+    ignore: tuple[str, ...] = ()
 
     @classmethod
     def from_body(cls, name: str, spec: Mapping[str, Any] | None) -> "PolicyRule":
@@ -47,7 +57,11 @@ class PolicyRule:
             selector=spec.get("namespaceSelector") if isinstance(spec.get("namespaceSelector"), Mapping) else None,
             excluded=tuple(spec.get("excludedNamespaces") or ()),
             defaults=spec.get("defaults") if spec.get("defaults") in ("keep-2.2", "adopt-2.4") else None,
+            ignore=tuple(code.strip().upper() for code in spec.get("ignore") or () if isinstance(code, str)),
         )
+
+    def leaves_out(self, code: str) -> bool:
+        return code.startswith(self.ignore)
 
     def matches(self, namespace: str, labels: Mapping[str, str]) -> bool:
         if namespace in self.excluded:
@@ -94,6 +108,7 @@ class Effective:
     notes: list[str] = field(default_factory=list)
     #: True for namespaces the webhook never reviews (kube-system, the operator's own).
     excluded: bool = False
+    ignored: Ignored = field(default_factory=Ignored)
 
 
 def namespace_mode(
@@ -118,17 +133,27 @@ def namespace_mode(
         else:
             candidates.append((mode, "namespace label"))
     defaults = None
-    for policy in sorted(policies, key=lambda p: p.name):
-        if not policy.matches(namespace, labels):
-            continue
+    matching = [policy for policy in sorted(policies, key=lambda p: p.name) if policy.matches(namespace, labels)]
+    for policy in matching:
         if policy.mode is not None:
             candidates.append((policy.mode, f"HttpdPolicy {policy.name}"))
         if defaults is None and policy.defaults:
             defaults = policy.defaults
+        notes += [f"HttpdPolicy {policy.name}: ignore {code} names no rule (`httpd24 rules` lists them)"
+                  for code in policy.ignore if not names_a_rule(code)]
+    ignored = _ignored(matching)
     if not candidates:
-        return Effective(default, defaults, "default", notes)
+        return Effective(default, defaults, "default", notes, ignored=ignored)
     mode, source = max(candidates, key=lambda c: c[0])
-    return Effective(mode, defaults, source, notes)
+    return Effective(mode, defaults, source, notes, ignored=ignored)
+
+
+def _ignored(matching: list[PolicyRule]) -> Ignored:
+    """The rules every matching policy leaves out."""
+    if not matching:
+        return Ignored()
+    codes = tuple(rule.code for rule in all_rules() if all(policy.leaves_out(rule.code) for policy in matching))
+    return Ignored(codes, ", ".join(f"HttpdPolicy {policy.name}" for policy in matching)) if codes else Ignored()
 
 
 def configmap_mode(effective: Effective, annotations: Mapping[str, str] | None) -> tuple[Mode, str | None, list[str]]:
