@@ -410,6 +410,8 @@ def test_an_httpdpolicy_leaves_rules_out_and_kubectl_shows_how_many_findings(clu
     assert out.returncode != 0 and "spec.ignore[0]" in out.stderr, out.stderr  # the CRD refuses a typo
     cluster.kubectl("apply", "-f", "-", input=json.dumps(policy))
     try:
+        header, row = cluster.kubectl("get", "httpdpolicy", "adm-e2e-wsgi").stdout.splitlines()
+        assert header.split() == ["NAME", "MODE", "DEFAULTS", "IGNORE", "AGE"] and '["HT406"]' in row.split()
         ns = make_namespace(cluster, webhook, "enforce", labels={"adm-e2e-image": "wsgi"})
         deadline = time.monotonic() + 20
         while webhook.get("/debug/modes")[ns]["ignored"] != ["HT406"] and time.monotonic() < deadline:

@@ -145,6 +145,7 @@ def crd() -> dict[str, Any]:
                     "additionalPrinterColumns": [
                         {"name": "Mode", "type": "string", "jsonPath": ".spec.mode"},
                         {"name": "Defaults", "type": "string", "jsonPath": ".spec.defaults"},
+                        {"name": "Ignore", "type": "string", "jsonPath": ".spec.ignore"},
                         {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"},
                     ],
                     "schema": {
