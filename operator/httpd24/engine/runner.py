@@ -61,8 +61,11 @@ def check(ctx: Context, rules: Sequence[Rule], silenced: list[Finding] | None = 
     for rule in whole:
         findings.extend(rule.check_config(ctx))
     if exclude is not None:
-        left_out = [finding for finding in findings if exclude(finding)]
-        findings = [finding for finding in findings if not exclude(finding)]
+        reported: list[Finding] = []
+        left_out: list[Finding] = []
+        for finding in findings:
+            (left_out if exclude(finding) else reported).append(finding)
+        findings = reported
         if excluded is not None:
             excluded[:] = sorted(_unique(left_out), key=_file_order)
     unique = _unique(findings)

@@ -150,7 +150,7 @@ def namespace_mode(
 
 def _ignored(matching: list[PolicyRule]) -> Ignored:
     """The rules every matching policy leaves out."""
-    if not matching:
+    if not matching or not all(policy.ignore for policy in matching):
         return Ignored()
     codes = tuple(rule.code for rule in all_rules() if all(policy.leaves_out(rule.code) for policy in matching))
     return Ignored(codes, ", ".join(f"HttpdPolicy {policy.name}" for policy in matching)) if codes else Ignored()
