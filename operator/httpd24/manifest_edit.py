@@ -139,7 +139,8 @@ def rewrite(path: str, text: str, index: int, values: Mapping[str, str]) -> str:
         node = _get(data, key)  # type: ignore[arg-type]
         where = f"{path}:{(node.start_mark.line + 1) if node else '?'}: data.{key}"
         # An anchor and its aliases are one node: its one text must be what each of their keys gets.
-        sharing = sorted(str(k.value) for k, v in data.value if v is node)  # type: ignore[union-attr]
+        owners = [k for k, v in data.value if v is node]  # type: ignore[union-attr]  # the anchor's key first
+        sharing = sorted(str(k.value) for k in owners)
         if len(sharing) > 1:
             if id(node) in done:
                 continue
@@ -157,8 +158,7 @@ def rewrite(path: str, text: str, index: int, values: Mapping[str, str]) -> str:
             old = text[start:end]
             new = old[: old.index('"')] + json.dumps(value, ensure_ascii=False)  # an anchor or a tag stays
         else:
-            parent = next(k for k, v in data.value if v is node).start_mark.column  # type: ignore[union-attr]
-            new = _block(text[start:end], value, where, parent)
+            new = _block(text[start:end], value, where, owners[0].start_mark.column)
         spans.append((start, end, new))
     out = text
     for start, end, new in sorted(spans, reverse=True):
