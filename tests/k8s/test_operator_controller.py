@@ -10,6 +10,8 @@ import pytest
 from httpd24.k8s import rollout
 from httpd24.k8s.models_server import MAIN_KEY, parse_spec
 from httpd24.k8s.operator import Controller
+from httpd24.k8s.review import Ignored
+from httpd24.k8s.review_policy import PolicyRule
 from httpd24.k8s.rollout_api import ApiError
 from httpd24.k8s.rollout_gate import Gate
 
@@ -221,6 +223,79 @@ def test_a_refused_budget_is_announced_once_while_the_rollout_reports_on():
     asyncio.run(go())
     reasons = [e["reason"] for e in kube.events]
     assert reasons.count("DisruptionBudgetFailed") == 1 and reasons.count("RolledOut") == 1, reasons
+
+
+def _drain(c: Controller) -> set:
+    """The keys queued, taken off the queue."""
+    keys = {c.queue.get_nowait() for _ in range(c.queue.qsize())}
+    c.queued.clear()
+    return keys
+
+
+def _policy_indexes(labels: dict[str, dict], **policies: dict) -> tuple[dict, dict]:
+    """kopf's two indexes (:mod:`httpd24.k8s.indexes`) as plain mappings of key -> store (a list)."""
+    return ({name: [value] for name, value in labels.items()},
+            {name: [PolicyRule.from_body(name, spec)] for name, spec in policies.items()})
+
+
+@pytest.mark.parametrize("migration", ["asStored", "migrated"])
+def test_plan_leaves_out_what_the_namespaces_policies_ignore(migration):
+    spec = parse_spec({"configMapRef": {"name": "site"}, "migration": migration})
+    whole = rollout.plan("web", "a", spec, _cm())
+    p = rollout.plan("web", "a", spec, _cm(), Ignored(("HT101",), "HttpdPolicy legacy-mpm"))
+    assert p.left_out == 1 and p.left_out_text == "1 finding left out by HttpdPolicy legacy-mpm (HT101 x1)"
+    assert sum(p.findings.values()) == sum(whole.findings.values()) - 1
+    text = p.files["httpd.conf"].decode()
+    assert "MaxClients 150" in text  # not fixed either
+    assert ("Require ip 127.0.0.1" in text) is (migration == "migrated")  # the other rules still are
+    assert whole.left_out == 0 and ("MaxRequestWorkers 150" in whole.files["httpd.conf"].decode()) is (migration == "migrated")
+
+
+def test_a_policy_change_requeues_only_the_servers_whose_namespace_it_changes():
+    async def go():
+        c = _controller()
+        for key in (("a", "web"), ("a", "api"), ("b", "web")):
+            c.observe_server(*key, {"configMapRef": {"name": "site"}})
+        _drain(c)
+        labels = {"a": {}, "b": {"team": "legacy"}}
+        c.observe_policies(*_policy_indexes(labels, mpm={"namespaces": ["a"], "ignore": ["HT101", "HT102"]}))
+        assert _drain(c) == {("a", "web"), ("a", "api")}
+        for ns in "ab":  # what the reconciles read
+            c.ignored[ns] = c.ignored_in(ns)
+        assert c.ignored["a"] == Ignored(("HT101", "HT102"), "HttpdPolicy mpm") and c.ignored["b"] == Ignored()
+        c.observe_policies(*_policy_indexes(labels, mpm={"namespaces": ["a"], "ignore": ["HT101", "HT102"]}))
+        assert _drain(c) == set()  # nothing changed for anyone
+        selector = {"namespaceSelector": {"matchLabels": {"team": "legacy"}}, "ignore": ["HT101"]}
+        indexes = _policy_indexes(labels, mpm={"namespaces": ["a"], "ignore": ["HT101", "HT102"]}, legacy=selector)
+        c.observe_policies(*indexes, namespace="a")  # a namespace event looks at that namespace only
+        assert _drain(c) == set()
+        c.observe_policies(*indexes, namespace="b")
+        assert _drain(c) == {("b", "web")}
+
+    asyncio.run(go())
+
+
+def test_the_status_counts_what_policies_leave_out_and_follows_a_policy_change():
+    from httpd24.k8s.rollout_api import path
+
+    kube = _refusing_budgets()
+    url = path("httpd24.io/v1alpha1", "httpdservers", "a", "web")
+
+    async def go():
+        c = Controller(kube=kube, gate=Gate(netns="off"), workers=1)  # type: ignore[arg-type]
+        c.observe_policies(*_policy_indexes({"a": {}}, mpm={"ignore": ["HT101"]}))
+        await c.reconcile("a", "web")
+        leaving = copy.deepcopy(kube.objects[url]["status"])
+        c.observe_policies(*_policy_indexes({"a": {}}))  # the policy is deleted
+        await c.reconcile("a", "web")
+        return leaving, kube.objects[url]["status"]
+
+    leaving, counting = asyncio.run(go())
+    assert leaving["findings"]["leftOut"] == 1 and leaving["findings"]["warning"] == 0
+    migrated = next(x for x in leaving["conditions"] if x["type"] == "Migrated")
+    assert migrated["message"].endswith("; 1 finding left out by HttpdPolicy mpm (HT101 x1)")
+    assert counting["findings"]["leftOut"] == 0 and counting["findings"]["warning"] == 1
+    assert "left out" not in next(x for x in counting["conditions"] if x["type"] == "Migrated")["message"]
 
 
 class WatchKube:

@@ -90,8 +90,9 @@ class Operator:
 
 @pytest.fixture(scope="module")
 def operator(cluster, tmp_path_factory):  # noqa: F811
-    cluster.kubectl("apply", "--server-side", "-f", str(REPO / "crds" / "httpdservers.yaml"))
-    cluster.kubectl("wait", "--for", "condition=established", "crd/httpdservers.httpd24.io", "--timeout=60s")
+    for crd in ("httpdservers", "httpdpolicies"):  # the operator reads what policies leave out
+        cluster.kubectl("apply", "--server-side", "-f", str(REPO / "crds" / f"{crd}.yaml"))
+        cluster.kubectl("wait", "--for", "condition=established", f"crd/{crd}.httpd24.io", "--timeout=60s")
     op = Operator(cluster, tmp_path_factory.mktemp("operator"))
     op.start()
     yield op
@@ -386,6 +387,36 @@ def test_what_the_server_names_may_come_later_and_may_go(cluster, operator, ns, 
     create_secret()  # a new Secret (new uid): the pods roll, since httpd reads certificates only at start
     wait_for("pods rolled for the recreated Secret", lambda: get(cluster, "deployment", "web", ns)["spec"]["template"][
         "metadata"]["annotations"][rollout.ANNOTATION_SECRETS] != version, operator=operator)
+
+
+def test_a_rule_a_policy_leaves_out_is_neither_counted_nor_fixed_until_the_policy_goes(cluster, operator, ns):  # noqa: F811
+    """As admission leaves it out of the ConfigMap's review: the operator, run without the webhooks, reads the
+    namespace's HttpdPolicies itself, and a policy deleted later brings the fix in with a rollout."""
+    policy = f"keep-maxclients-{ns}"
+    apply(cluster, {"apiVersion": "httpd24.io/v1alpha1", "kind": "HttpdPolicy", "metadata": {"name": policy},
+                    "spec": {"mode": "audit", "namespaces": [ns], "ignore": ["HT101"]}},
+          configmap("site", ns, CONF_22.format(clients=150)), server("web", ns, "site"))
+    try:
+        def leaving_out(left_out, hash_=None):
+            ready = ready_with(cluster, "web", ns, hash_)
+            return lambda: (lambda srv: srv if srv and srv["status"]["findings"]["leftOut"] == left_out else None)(ready())
+
+        live = wait_for("web Ready, HT101 left out", leaving_out(1), operator=operator)
+        assert condition(live, "Migrated")["message"].endswith(f"; 1 finding left out by HttpdPolicy {policy} (HT101 x1)")
+        _, files = deployed_files(cluster, "web", ns)
+        assert "MaxClients 150" in files["httpd.conf"].decode() and "Require" in files["httpd.conf"].decode()
+        warnings = live["status"]["findings"]["warning"]
+
+        cluster.kubectl("delete", "httpdpolicy", policy)
+        want = expected_plan(get(cluster, "configmap", "site", ns), live).hash
+        assert want != live["status"]["configHash"]
+        live = wait_for("rollout of the fix", leaving_out(0, want), operator=operator)
+        assert live["status"]["findings"]["warning"] == warnings + 1
+        assert "left out" not in condition(live, "Migrated")["message"]
+        _, files = deployed_files(cluster, "web", ns)
+        assert "MaxRequestWorkers 150" in files["httpd.conf"].decode()
+    finally:
+        cluster.kubectl("delete", "httpdpolicy", policy, "--ignore-not-found")
 
 
 def test_extra_modules_and_kept_defaults_reach_the_pods(cluster, operator, ns, httpd):  # noqa: F811

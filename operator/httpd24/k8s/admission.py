@@ -3,7 +3,7 @@
 * ``@kopf.on.mutate`` / ``@kopf.on.validate`` on ConfigMaps labelled ``httpd24.io/config: "true"``
   (handler ids are the URL paths, :data:`~httpd24.k8s.webhooks.MUTATE_ID` / ``VALIDATE_ID``);
   no side effects: dry-run requests get the same answer and nothing is written anywhere.
-* Namespace labels and HttpdPolicies come from two kopf indexes (watched, in memory), so a
+* Namespace labels and HttpdPolicies come from two kopf indexes (:mod:`.indexes`), so a
   request costs no API call.
 * :class:`Server`: kopf's WebhookServer (HTTPS from files, re-read when they change) plus
   request validation (400 with a reason for malformed AdmissionReviews), an allow-with-warning
@@ -25,7 +25,8 @@ import kopf
 
 from . import metrics, review
 from .review import LABEL_CONFIG, Mode
-from .review_policy import PolicyRule, configmap_mode, namespace_mode
+from .indexes import labels_of, policies_of  # importing it registers the indexes
+from .review_policy import configmap_mode, namespace_mode
 from .webhooks import MUTATE_ID, VALIDATE_ID
 
 log = logging.getLogger("httpd24.admission")
@@ -124,32 +125,7 @@ class Reviewer:
 REVIEWER = Reviewer()
 
 
-# -- indexes: what namespaces and policies say, kept in memory ---------------------------------------------
-@kopf.index("namespaces")
-def httpd24_namespaces(name: str, labels: Mapping[str, str], **_: Any) -> dict[str, dict[str, str]]:
-    return {name: dict(labels)}
-
-
-@kopf.index("httpd24.io", "v1alpha1", "httpdpolicies")
-def httpd24_policies(name: str, spec: Mapping[str, Any], **_: Any) -> dict[str, PolicyRule]:
-    return {name: PolicyRule.from_body(name, spec)}
-
-
-def _first(index: Any, key: str) -> Any:
-    try:
-        store = index.get(key)
-    except Exception:  # an index that is not ready yet
-        return None
-    return next(iter(store), None) if store is not None else None
-
-
-def _policies(index: Any) -> list[PolicyRule]:
-    try:
-        return [rule for store in index.values() for rule in store]
-    except Exception:
-        return []
-
-
+# -- readiness: kopf fills the indexes (:mod:`.indexes`) first ------------------------------------------
 @kopf.on.event("namespaces")
 def httpd24_indexed(httpd24_namespaces: Any, httpd24_policies: Any, **_: Any) -> None:
     """kopf runs event handlers only once every index is filled: from then on the webhook is ready."""
@@ -178,11 +154,11 @@ async def _labels_from_api(namespace: str) -> dict[str, str] | None:
 
 
 async def effective_mode(namespace: str, body: Mapping[str, Any], namespaces: Any, policies: Any):
-    labels = _first(namespaces, namespace) if namespaces is not None else None
+    labels = labels_of(namespaces, namespace) if namespaces is not None else None
     if labels is None and namespace and namespace not in CONFIG.excluded_namespaces:
         labels = await _labels_from_api(namespace)
     ns = namespace_mode(
-        namespace, labels, _policies(policies) if policies is not None else [],
+        namespace, labels, policies_of(policies) if policies is not None else [],
         default=CONFIG.default_mode, excluded=CONFIG.excluded_namespaces,
     )
     annotations = (body.get("metadata") or {}).get("annotations") or {}
@@ -198,7 +174,7 @@ def modes_snapshot(namespaces: Any, policies: Any) -> dict[str, Any]:
         names = []
     for name in names:
         ns = namespace_mode(
-            name, _first(namespaces, name), _policies(policies),
+            name, labels_of(namespaces, name), policies_of(policies),
             default=CONFIG.default_mode, excluded=CONFIG.excluded_namespaces,
         )
         out[name] = {"mode": str(ns.mode), "source": ns.source, "defaults": ns.defaults, "excluded": ns.excluded,

@@ -23,6 +23,10 @@ How it works:
   by the hash of the files, the Deployment (pod template annotated with the
   hash) and the Service, all owned by the HttpdServer. A failing config
   changes nothing that pods use; status and an Event say why.
+* The rules the namespace's HttpdPolicies leave out (``spec.ignore``, read from the kopf indexes
+  of :mod:`.indexes`) are left out of the plan as admission leaves them out of the ConfigMap's
+  review: counted apart in the status, not fixed. A policy or namespace change re-plans the
+  servers whose namespace it changes.
 
 Environment (read at start-up):
 
@@ -55,8 +59,9 @@ import kopf
 import pydantic
 from prometheus_client import Counter, Histogram
 
-from . import rollout
+from . import indexes, models_policy, rollout
 from .models_server import GROUP, KIND, PLURAL, VERSION, parse_spec
+from .review import Ignored
 from .rollout_api import ApiError, Kube, path
 from .rollout_gate import Gate
 
@@ -130,7 +135,8 @@ class Controller:
         self.running: set[Key] = set()
         self.dirty: set[Key] = set()
         self.failures: dict[Key, int] = {}
-        #: (ns, server) -> (spec digest, ConfigMap uid+resourceVersion, audit count, Plan | PlanError)
+        #: (ns, server) -> (digest of the spec and what policies leave out, ConfigMap uid+resourceVersion,
+        #: audit count, Plan | PlanError)
         self.plans: dict[Key, tuple[str, str, int, Any]] = {}
         #: Latest bodies seen on the watches (HttpdServers; Deployments slimmed to what status needs),
         #: and the resourceVersion of each referenced ConfigMap from the metadata watch: a reconcile
@@ -144,6 +150,10 @@ class Controller:
         #: url -> digest of the body this process last wrote there (ConfigMaps, Services): skips a GET
         #: and a no-op apply on every status-driven reconcile; cleared by each resync.
         self.written: dict[str, str] = {}
+        #: kopf's namespace and HttpdPolicy indexes (:mod:`.indexes`), handed over by the first event;
+        #: and per namespace, the rules its policies leave out as the last plans there read them.
+        self.policy_indexes: tuple[Any, Any] | None = None
+        self.ignored: dict[str, Ignored] = {}
         self.tasks: list[asyncio.Task] = []
         # plans (pure Python) and httpd -t runs (subprocesses) run here, not in kopf's executor
         self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="httpd24-plan")
@@ -171,6 +181,8 @@ class Controller:
             cm_prefix = path("v1", "configmaps", namespace, f"{name}-")
             for url in [u for u in self.written if u.startswith(cm_prefix)]:
                 del self.written[url]
+            if not any(ns == namespace for ns, _ in self.refs):
+                self.ignored.pop(namespace, None)
             return
         cm = ((spec or {}).get("configMapRef") or {}).get("name")
         if cm:
@@ -201,6 +213,21 @@ class Controller:
             versions.pop((namespace, name), None)
         for server in users:
             self.enqueue((namespace, server))
+
+    def ignored_in(self, namespace: str) -> Ignored:
+        if self.policy_indexes is None:
+            return Ignored()
+        return indexes.ignored_in(namespace, *self.policy_indexes)
+
+    def observe_policies(self, namespaces: Any, policies: Any, namespace: str | None = None) -> None:
+        """An HttpdPolicy (``namespace`` None) or a namespace's labels changed: queue the servers of the
+        namespaces where what the policies leave out is no longer what their plans left out."""
+        self.policy_indexes = (namespaces, policies)
+        served = {ns for ns, _ in self.refs}
+        for ns in served if namespace is None else served & {namespace}:
+            if self.ignored_in(ns) != self.ignored.get(ns, Ignored()):
+                for key in [k for k in self.refs if k[0] == ns]:
+                    self.enqueue(key)
 
     def enqueue(self, key: Key, delay: float = 0) -> None:
         if delay > 0:
@@ -368,13 +395,15 @@ class Controller:
             if dep is not None:
                 dep = self.deps.setdefault(key, dep)  # a watch event that came meanwhile is newer
 
-        # plan, cached by its inputs: the spec and the ConfigMap's uid/resourceVersion (known from
-        # the metadata watch, so an unchanged ConfigMap is not even fetched)
-        spec_digest = _digest(server.get("spec"))
+        # plan, cached by its inputs: the spec, what the namespace's HttpdPolicies leave out and the
+        # ConfigMap's uid/resourceVersion (known from the metadata watch, so an unchanged ConfigMap is
+        # not even fetched)
+        ignored = self.ignored[namespace] = self.ignored_in(namespace)
+        inputs = _digest([server.get("spec"), ignored.codes, ignored.by])
         cm_key = (namespace, spec.configMapRef.name)
         cached = self.plans.get(key)
         known = self.cm_versions.get(cm_key)
-        if cached and cached[0] == spec_digest and known is not None and cached[1] == known:
+        if cached and cached[0] == inputs and known is not None and cached[1] == known:
             _, _, cm_audit, plan = cached
         else:
             cm = await self.kube.get(path("v1", "configmaps", namespace, spec.configMapRef.name))
@@ -388,15 +417,16 @@ class Controller:
             # never overwrite what the watch reported meanwhile: it may be newer than this GET
             self.cm_versions.setdefault(cm_key, version)
             cm_audit = rollout.audit_count(cm["metadata"].get("annotations") or {})
-            if cached and cached[0] == spec_digest and cached[1] == version:
+            if cached and cached[0] == inputs and cached[1] == version:
                 plan = cached[3]
             else:
                 try:
-                    plan = await asyncio.get_running_loop().run_in_executor(self.pool, rollout.plan, name, namespace, spec, cm)
+                    plan = await asyncio.get_running_loop().run_in_executor(
+                        self.pool, rollout.plan, name, namespace, spec, cm, ignored)
                 except rollout.PlanError as e:
                     plan = e
-            self.plans[key] = (spec_digest, version, cm_audit, plan)
-        digest = _digest([spec_digest, self.plans[key][1]])
+            self.plans[key] = (inputs, version, cm_audit, plan)
+        digest = _digest([inputs, self.plans[key][1]])
         audit = cm_audit + rollout.audit_count(server["metadata"].get("annotations") or {})
         if isinstance(plan, rollout.PlanError):
             await self.event(server, "Warning", plan.reason, plan.message, once=digest)
@@ -404,7 +434,7 @@ class Controller:
                                     dep=dep, phase="Degraded" if dep else "Invalid")
             return
         status["requiredModules"] = [m.name for m in plan.modules]
-        status["findings"] = rollout.findings_summary(plan.findings, audit)
+        status["findings"] = rollout.findings_summary(plan.findings, audit, plan.left_out)
         migrated = self.migrated_condition(plan, generation)
 
         # the gate
@@ -527,13 +557,17 @@ class Controller:
             msg = f"{plan.applied} rewrites for 2.4 deployed (the ConfigMap is unchanged)"
             if plan.remaining:
                 msg += f"; {plan.remaining} findings need a person: " + " | ".join(plan.remaining_text)
+            if plan.left_out:
+                msg += f"; {plan.left_out_text}"
             return rollout.condition("Migrated", plan.remaining == 0, "Migrated" if plan.remaining == 0 else "NeedsReview",
                                      msg, generation)
         total = plan.findings.get("error", 0) + plan.findings.get("warning", 0)
+        left_out = f"; {plan.left_out_text}" if plan.left_out else ""
         if total:
             return rollout.condition("Migrated", False, "AsStored", f"deployed as stored with {total} errors/warnings; "
-                                     "migrate the ConfigMap or set spec.migration: migrated", generation)
-        return rollout.condition("Migrated", True, "AsStored", "deployed as stored; no 2.2-only constructs found", generation)
+                                     f"migrate the ConfigMap or set spec.migration: migrated{left_out}", generation)
+        return rollout.condition("Migrated", True, "AsStored", f"deployed as stored; no 2.2-only constructs found{left_out}",
+                                 generation)
 
     async def apply_if_changed(self, url: str, body: dict, live: dict | None | bool = False) -> tuple[bool, dict | None]:
         """Server-side apply unless the live object carries the digest of this exact body."""
@@ -624,11 +658,27 @@ async def _cleanup(**_: Any) -> None:
 
 
 @kopf.on.event(GROUP, VERSION, PLURAL)
-async def _server_event(event: dict, namespace: str, name: str, spec: dict, **_: Any) -> None:
+async def _server_event(event: dict, namespace: str, name: str, spec: dict, httpd24_namespaces: Any,
+                        httpd24_policies: Any, **_: Any) -> None:
     if _controller is None:
         return
+    _controller.policy_indexes = (httpd24_namespaces, httpd24_policies)
     deleted = event.get("type") == "DELETED"
     _controller.observe_server(namespace, name, spec, deleted=deleted, body=None if deleted else event.get("object"))
+
+
+@kopf.on.event(models_policy.GROUP, models_policy.VERSION, models_policy.PLURAL)
+async def _policy_event(httpd24_namespaces: Any, httpd24_policies: Any, **_: Any) -> None:
+    """What a policy leaves out reaches the HttpdServers' status (and migration) as it reaches admission."""
+    if _controller is not None:
+        _controller.observe_policies(httpd24_namespaces, httpd24_policies)
+
+
+@kopf.on.event("namespaces")
+async def _namespace_event(name: str, httpd24_namespaces: Any, httpd24_policies: Any, **_: Any) -> None:
+    """A namespace's labels may bring it under a policy's namespaceSelector, or take it out."""
+    if _controller is not None:
+        _controller.observe_policies(httpd24_namespaces, httpd24_policies, namespace=name)
 
 
 @kopf.on.event("apps", "v1", "deployments", labels={rollout.LABEL_MANAGED: rollout.MANAGED_BY})

@@ -491,10 +491,10 @@ def finding_line(finding: Finding) -> str:
     return text
 
 
-def _tally(findings: list[Finding], why: str) -> str:
-    """``httpd24: 2 findings WHY (HT406 x2)``."""
+def tally(findings: Iterable[Finding], why: str) -> str:
+    """``2 findings WHY (HT406 x2)``: the admission warning and the HttpdServer's condition say it alike."""
     counts = Counter(f.code for f in findings)
-    return (f"httpd24: {_plural(len(findings), 'finding')} {why} "
+    return (f"{_plural(sum(counts.values()), 'finding')} {why} "
             f"({', '.join(f'{c} x{n}' for c, n in sorted(counts.items()))})")
 
 
@@ -878,9 +878,9 @@ def _annotations_size(body: Mapping[str, Any], changes: Mapping[str, str | None]
 def _validate(decision: Decision, analysis: Analysis, mode: Mode, notes: list[str]) -> Decision:
     # Never invisible: the CI log shows what the ConfigMap's own comments, or a policy, let through.
     if analysis.silenced:
-        notes = notes + [_tally(analysis.silenced, "silenced by `# httpd24: ignore` marks in the configuration")]
+        notes = notes + ["httpd24: " + tally(analysis.silenced, "silenced by `# httpd24: ignore` marks in the configuration")]
     if analysis.excluded:
-        notes = notes + [_tally(analysis.excluded, f"left out by {analysis.layout.ignored.by}")]
+        notes = notes + ["httpd24: " + tally(analysis.excluded, f"left out by {analysis.layout.ignored.by}")]
     if analysis.skipped:  # never silent either: these keys are not reviewed
         notes = notes + [f"httpd24: not configuration and no Include reaches them, left alone: "
                          f"{', '.join(analysis.skipped)}"]

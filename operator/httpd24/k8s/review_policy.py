@@ -20,7 +20,7 @@ A policy's ``ignore`` (rule codes or prefixes, as ``httpd24 lint --ignore``)
 leaves a rule out only when every matching policy leaves it out: like the
 mode, what one policy asks for another cannot weaken. A left-out rule's
 findings are neither reported nor fixed; the validating webhook's warning
-counts them. No annotation can leave a rule out (``# httpd24: ignore`` marks
+counts them, and so does the status of the namespace's HttpdServers. No annotation can leave a rule out (``# httpd24: ignore`` marks
 in the configuration can, and are counted likewise).
 """
 

@@ -20,7 +20,7 @@ from ..config.gcpause import trees_freed_before_collection
 from ..engine import SourceVersion
 from ..engine.modules import ModuleRequirements
 from . import mainconf
-from .review import layout_of
+from .review import Ignored, layout_of, tally
 from .models_server import GROUP, KIND, MAIN_KEY, SECRETS_DIR, VERSION, HttpdServerSpec
 
 MANAGED_BY = "httpd24-operator"
@@ -59,6 +59,10 @@ class Plan:
     remaining: int = 0  # error/warning findings left that need a person (info findings do not count)
     remaining_text: list[str] = field(default_factory=list)
     secret_files: list[str] = field(default_factory=list)  # mainconf.secret_paths of spec.secrets
+    #: Findings of the rules the namespace's HttpdPolicies leave out (neither counted above nor fixed),
+    #: and what the Migrated condition says of them ("" when there are none).
+    left_out: int = 0
+    left_out_text: str = ""
 
     @property
     def mpm(self) -> str:
@@ -113,8 +117,12 @@ def audit_count(annotations: Mapping[str, str] | None) -> int:
     return 1
 
 
-def plan(name: str, namespace: str, spec: HttpdServerSpec, configmap: Mapping[str, Any]) -> Plan:
-    """Compute the files to deploy for an HttpdServer from its ConfigMap (raises :class:`PlanError`)."""
+def plan(name: str, namespace: str, spec: HttpdServerSpec, configmap: Mapping[str, Any],
+         ignored: Ignored = Ignored()) -> Plan:
+    """Compute the files to deploy for an HttpdServer from its ConfigMap (raises :class:`PlanError`).
+
+    ``ignored``: the rules the namespace's HttpdPolicies leave out, as admission leaves them out of
+    the ConfigMap's review: their findings are neither counted nor fixed."""
     if not _DNS_LABEL.match(name):
         raise PlanError("InvalidName", f"the name {name!r} must be a DNS label (it names the Service)")
     files = configmap_files(configmap)
@@ -134,7 +142,8 @@ def plan(name: str, namespace: str, spec: HttpdServerSpec, configmap: Mapping[st
     # The trees go before the collector resumes: the operator plans 16 servers at a time.
     source_version = layout_of(configmap).source_version  # the annotation, read as admission reads it
     with trees_freed_before_collection() as trees:
-        files, applied, findings, required, own_listen = _read(files, entry, spec, source_version, trees)
+        files, applied, findings, left_out, required, own_listen = _read(files, entry, spec, source_version,
+                                                                         frozenset(ignored.codes), trees)
     counts = _severity_counts(findings)
     try:
         modules = mainconf.modules_to_load(required.to_load(builtin="image"), spec.extraModules or ())
@@ -161,23 +170,31 @@ def plan(name: str, namespace: str, spec: HttpdServerSpec, configmap: Mapping[st
         remaining=len(needs_person),
         remaining_text=[f"{f.code} {f.file}:{f.line}: {f.message}" for f in needs_person[:5]],
         secret_files=secret_files,
+        left_out=len(left_out),
+        left_out_text=tally(left_out, f"left out by {ignored.by}") if left_out else "",
     )
 
 
 def _read(
-    files: dict[str, bytes], entry: str, spec: HttpdServerSpec, source_version: SourceVersion, trees: list
-) -> tuple[dict[str, bytes], int, list[api.Finding], ModuleRequirements, list[int]]:
-    """Files to deploy, how many findings were fixed, the findings (fixed first; without their trees),
-    the modules they need and their own Listen ports; every tree parsed is put in ``trees``."""
+    files: dict[str, bytes], entry: str, spec: HttpdServerSpec, source_version: SourceVersion,
+    ignored: frozenset[str], trees: list,
+) -> tuple[dict[str, bytes], int, list[api.Finding], list[api.Finding], ModuleRequirements, list[int]]:
+    """Files to deploy, how many findings were fixed, the findings (fixed first) and those of the
+    ``ignored`` rules (all without their trees), the modules the files need and their own Listen
+    ports; every tree parsed is put in ``trees``."""
     cs = api.load_mapping(files, entry=entry, server_root=mainconf.SERVER_ROOT)
     trees.append(cs)
     if cs.errors:
         raise PlanError("ParseError", "; ".join(str(e) for e in cs.errors[:5]))
+    exclude = (lambda finding: finding.code in ignored) if ignored else None
     try:
         if spec.migration != "migrated":
-            findings = [f.detached() for f in api.lint(cs, defaults=spec.defaults, source_version=source_version)]
-            return files, 0, findings, api.required_modules(cs), mainconf.listen_ports(cs)
-        migration = api.migrate(cs, defaults=spec.defaults, source_version=source_version)
+            left_out: list[api.Finding] = []
+            findings = [f.detached() for f in api.lint(cs, defaults=spec.defaults, source_version=source_version,
+                                                       exclude=exclude, excluded=left_out)]
+            return (files, 0, findings, [f.detached() for f in left_out], api.required_modules(cs),
+                    mainconf.listen_ports(cs))
+        migration = api.migrate(cs, defaults=spec.defaults, source_version=source_version, exclude=exclude)
         if migration.failures:
             raise PlanError("MigrationFailed", "; ".join(migration.failures[:3]))
         files = dict(migration.files)
@@ -186,7 +203,8 @@ def _read(
             trees.append(deployed)
         # what was rewritten plus what is left: the findings of the stored text, without linting twice
         findings = [f.detached() for f in (*migration.applied, *migration.remaining)]
-        return files, len(migration.applied), findings, api.required_modules(deployed), mainconf.listen_ports(deployed)
+        return (files, len(migration.applied), findings, migration.excluded, api.required_modules(deployed),
+                mainconf.listen_ports(deployed))
     except api.ParseError as e:
         raise PlanError("ParseError", str(e)) from None
 
@@ -440,10 +458,11 @@ def merge_conditions(old: list[dict[str, Any]] | None, new: list[dict[str, Any]]
     return out
 
 
-def findings_summary(counts: Mapping[str, int], audit: int = 0) -> dict[str, Any]:
+def findings_summary(counts: Mapping[str, int], audit: int = 0, left_out: int = 0) -> dict[str, Any]:
     e, w, i = counts.get("error", 0), counts.get("warning", 0), counts.get("info", 0)
     text = f"{e}E {w}W {i}I" + (f" {audit}A" if audit else "")
-    return {"error": e, "warning": w, "info": i, "audit": audit, "total": e + w + i + audit, "text": text}
+    return {"error": e, "warning": w, "info": i, "audit": audit, "total": e + w + i + audit, "text": text,
+            "leftOut": left_out}
 
 
 def rollout_state(dep: Mapping[str, Any] | None, hash_: str | None) -> tuple[bool, str, dict[str, int]]:
