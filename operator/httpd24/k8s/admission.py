@@ -24,8 +24,8 @@ import aiohttp.web
 import kopf
 
 from . import metrics, review
-from .review import LABEL_CONFIG, Mode
 from .indexes import labels_of, policies_of  # importing it registers the indexes
+from .review import LABEL_CONFIG, Mode
 from .review_policy import configmap_mode, namespace_mode
 from .webhooks import MUTATE_ID, VALIDATE_ID
 
