@@ -570,7 +570,7 @@ def test_migrate_mode_writes_22s_behaviour_only_into_a_configuration_that_ran_on
 @pytest.mark.parametrize("mode,stage", [(Mode.WARN, "validate"), (Mode.MIGRATE, "mutate"), (Mode.ENFORCE, "validate")])
 def test_a_review_workers_decision_crosses_the_process_boundary_as_the_webhook_reads_it(mode, stage):
     """What a review worker sends back pickles without a tree or a fix callable, and keeps every
-    finding's code and place (the metrics and logs read them)."""
+    finding's code and place (the metrics count codes)."""
     import pickle
 
     body = configmap({"httpd.conf": "ServerName www.example.com\n" + FIXABLE_ERROR + "MaxClients 10\n"})
@@ -579,8 +579,7 @@ def test_a_review_workers_decision_crosses_the_process_boundary_as_the_webhook_r
                                                               "namespace": "team"})))
     assert here.applied if stage == "mutate" else here.findings
     for mine, theirs in ((here.findings, sent.findings), (here.applied, sent.applied)):
-        assert [(f.code, f.file, f.line, f.message) for f in mine] == [(f.code, f.file, f.line, f.message) for f in theirs]
-        assert all(f.fix is None for f in theirs)
+        assert [(f.code, f.file, f.line) for f in mine] == list(theirs)
     assert (sent.allowed, sent.message, sent.warnings, sent.data, sent.annotations) == (
         here.allowed, here.message, here.warnings, here.data, here.annotations)
 

@@ -16,7 +16,7 @@ import asyncio
 import json
 import logging
 import time
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -27,6 +27,7 @@ from . import metrics, review
 from .indexes import labels_of, policies_of  # importing it registers the indexes
 from .review import LABEL_CONFIG, Mode
 from .review_policy import configmap_mode, namespace_mode
+from .review_workers import Worker, WorkerDied
 from .webhooks import MUTATE_ID, VALIDATE_ID
 
 log = logging.getLogger("httpd24.admission")
@@ -60,28 +61,28 @@ class Reviewer:
 
     def __init__(self, workers: int = 0) -> None:
         self.workers = max(0, workers)
-        self.pools: list[Any] = []
+        self.pool: list[Worker] = []
         self.in_flight: list[int] = []
         self.placed: OrderedDict[str, int] = OrderedDict()
 
     def start(self) -> None:
         if not self.workers:
             return
-        import concurrent.futures
         import multiprocessing
 
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(["httpd24.k8s.review", "httpd24.rules"])
-        self.pools = [concurrent.futures.ProcessPoolExecutor(1, mp_context=context) for _ in range(self.workers)]
+        self.pool = [Worker(context, review.review_portable, f"review worker {n}") for n in range(self.workers)]
         self.in_flight = [0] * self.workers
         warm = {"mode": int(Mode.WARN), "stage": "validate"}
-        for pool in self.pools:  # start the processes now, not on the first request
-            pool.submit(review.review_portable, {"data": {"httpd.conf": "ServerName warm\n"}}, warm).result(60)
+        for worker in self.pool:  # start the processes now, not on the first request
+            worker.start()
+            worker.call_blocking({"data": {"httpd.conf": "ServerName warm\n"}}, warm, timeout=60)
 
     def stop(self) -> None:
-        for pool in self.pools:
-            pool.shutdown(wait=False, cancel_futures=True)
-        self.pools = []
+        for worker in self.pool:
+            worker.stop()
+        self.pool = []
         self.placed.clear()
 
     def choose(self, route: str, stage: review.Stage) -> int:
@@ -99,24 +100,14 @@ class Reviewer:
         return index
 
     async def review(self, route: str, body: Mapping[str, Any], size: int, **kwargs: Any) -> review.Decision:
-        if not self.pools:
+        if not self.pool:
             call = lambda: review.review(body, **kwargs)  # noqa: E731
             return await asyncio.to_thread(call) if size > THREAD_THRESHOLD else call()
-        import concurrent.futures.process
-
         index = self.choose(route, kwargs["stage"])
-        args = dict(kwargs, mode=int(kwargs["mode"]))
-        loop = asyncio.get_running_loop()
         self.in_flight[index] += 1
         try:
-            return await loop.run_in_executor(self.pools[index], review.review_portable, body, args)
-        except concurrent.futures.process.BrokenProcessPool:
-            log.error("review worker %d died (out of memory?); restarting it, this request runs here", index)
-            import multiprocessing
-
-            self.pools[index] = concurrent.futures.ProcessPoolExecutor(
-                1, mp_context=multiprocessing.get_context("forkserver")
-            )
+            return await self.pool[index].call(body, dict(kwargs, mode=int(kwargs["mode"])))
+        except WorkerDied:  # it is started again; this request runs here
             return await asyncio.to_thread(lambda: review.review(body, **kwargs))
         finally:
             self.in_flight[index] -= 1
@@ -203,11 +194,11 @@ async def _decide(stage: review.Stage, body, old, namespace, name, operation, dr
     dry = str(bool(dryrun)).lower()
     metrics.DECISIONS.labels(webhook, str(mode), decision.result, dry).inc()
     if stage == "validate":
-        for finding in decision.findings:
-            metrics.FINDINGS.labels(finding.code, str(mode)).inc()
+        for code, count in Counter(f.code for f in decision.findings).items():
+            metrics.FINDINGS.labels(code, str(mode)).inc(count)
     else:
-        for finding in decision.applied:
-            metrics.MIGRATED.labels(finding.code).inc()
+        for code, count in Counter(f.code for f in decision.applied).items():
+            metrics.MIGRATED.labels(code).inc(count)
     metrics.STATE.log_request(
         webhook=webhook, namespace=namespace, name=name, operation=operation, dry_run=bool(dryrun),
         mode=str(mode), mode_source=ns.source, result=decision.result, findings=len(decision.findings),
