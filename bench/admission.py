@@ -30,6 +30,7 @@ import tempfile
 import time
 import urllib.request
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -115,6 +116,63 @@ def percentile(values: list[float], q: float) -> float:
 WEBHOOK_PIDS: list[int] = []
 
 
+@dataclass
+class Webhook:
+    """A webhook process (``httpd24 operator --no-operator``) on loopback ports."""
+
+    process: subprocess.Popen
+    port: int
+    metrics_port: int
+    log: Path
+
+    def ready(self, namespace: str | None = None, mode: str | None = None, timeout: float = 60) -> bool:
+        """Serving (and, with a namespace, reading its mode label); False with the log's tail on stderr."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and self.process.poll() is None:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{self.metrics_port}/readyz", timeout=2):
+                    pass
+                if namespace is None:
+                    return True
+                with urllib.request.urlopen(f"http://127.0.0.1:{self.metrics_port}/debug/modes", timeout=2) as resp:
+                    if json.loads(resp.read()).get(namespace, {}).get("mode") == mode:
+                        return True
+            except OSError:
+                pass
+            time.sleep(0.1)
+        print(self.log.read_text()[-3000:], file=sys.stderr)
+        return False
+
+    def stop(self) -> None:
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+def start_webhook(cluster, files, log: Path, *extra: str, source: Path | None = None) -> Webhook:
+    """The webhook on fresh loopback ports, running the package under ``source`` (default: the installed one)."""
+    port, metrics_port = free_port(), free_port()
+    env = dict(cluster.env, PYTHONUNBUFFERED="1")
+    if source is not None:
+        env["PYTHONPATH"] = str(source)
+    with open(log, "wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "httpd24.k8s.main", "--no-operator", "--webhook-addr", "127.0.0.1",
+             "--webhook-port", str(port), "--tls-cert-file", str(files.cert), "--tls-key-file", str(files.key),
+             "--tls-ca-file", str(files.ca), "--metrics-addr", "127.0.0.1", "--metrics-port", str(metrics_port),
+             "--quiet", *extra],
+            stdout=out, stderr=subprocess.STDOUT, env=env,
+        )
+    return Webhook(process, port, metrics_port, log)
+
+
+def labelled_namespace(cluster, namespace: str, mode: str) -> None:
+    cluster.kubectl("create", "namespace", namespace)
+    cluster.kubectl("label", "namespace", namespace, f"httpd24.io/mode={mode}")
+
+
 async def run_cell(send, total: int, concurrency: int) -> tuple[list[float], int]:
     cpu_before = cpu_seconds(WEBHOOK_PIDS)
     latencies: list[float] = []
@@ -161,6 +219,18 @@ def review_body(text: str, namespace: str, name: str) -> bytes:
     }).encode()
 
 
+def direct_sender(session, port: int, payloads: list[bytes]):
+    """``send(i)``: POST the i-th AdmissionReview to the validating webhook; True when it is allowed."""
+    url = f"https://127.0.0.1:{port}/{VALIDATE_ID}"
+
+    async def send(i: int) -> bool:
+        async with session.post(url, data=payloads[i], headers={"Content-Type": "application/json"}) as response:
+            answer = await response.json()
+            return response.status == 200 and answer["response"]["allowed"]
+
+    return send
+
+
 async def bench(args, cluster, hook_port: int, ca: Path, namespace: str) -> list[tuple]:
     from httpd24.k8s.rollout_api import Kube
 
@@ -171,15 +241,8 @@ async def bench(args, cluster, hook_port: int, ca: Path, namespace: str) -> list
             total = args.requests if lines < 10_000 else max(args.requests // 4, 20)
             for concurrency in CONCURRENCY:
                 # -- direct
-                url = f"https://127.0.0.1:{hook_port}/{VALIDATE_ID}"
-                texts = [config(lines, uuid.uuid4().hex) for _ in range(total)]
-                payloads = [review_body(t, namespace, f"d{i}") for i, t in enumerate(texts)]
-
-                async def direct(i: int) -> bool:
-                    async with session.post(url, data=payloads[i], headers={"Content-Type": "application/json"}) as r:
-                        answer = await r.json()
-                        return r.status == 200 and answer["response"]["allowed"]
-
+                direct = direct_sender(session, hook_port, [
+                    review_body(config(lines, uuid.uuid4().hex), namespace, f"d{i}") for i in range(total)])
                 await run_cell(direct, min(10, total), concurrency)  # warm-up
                 latencies, errors = await run_cell(direct, total, concurrency)
                 rows.append(("direct", lines, concurrency, total, latencies, errors, LAST_CPU[0]))
@@ -256,48 +319,25 @@ def main(argv=None) -> int:
         os.environ.pop(k, None)
     work = Path(tempfile.mkdtemp(prefix="httpd24-bench-"))
     files = certs.ensure(work / "tls", ["127.0.0.1"])
-    port, metrics_port = free_port(), free_port()
-    log = open(work / "webhook.log", "wb")
-    hook = subprocess.Popen(
-        [sys.executable, "-m", "httpd24.k8s.main", "--no-operator", "--webhook-addr", "127.0.0.1",
-         "--webhook-port", str(port), "--tls-cert-file", str(files.cert), "--tls-key-file", str(files.key),
-         "--tls-ca-file", str(files.ca), "--manage-webhooks", "--webhook-name", "httpd24-bench",
-         "--metrics-addr", "127.0.0.1", "--metrics-port", str(metrics_port), "--quiet",
-         *(["--review-workers", str(args.review_workers)] if args.review_workers is not None else [])],
-        stdout=log, stderr=subprocess.STDOUT, env=dict(cluster.env, PYTHONUNBUFFERED="1"),
+    hook = start_webhook(
+        cluster, files, work / "webhook.log", "--manage-webhooks", "--webhook-name", "httpd24-bench",
+        *(["--review-workers", str(args.review_workers)] if args.review_workers is not None else []),
     )
     namespace = f"bench-{uuid.uuid4().hex[:6]}"
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/readyz", timeout=2):
-                    break
-            except OSError:
-                if time.monotonic() > deadline or hook.poll() is not None:
-                    print((work / "webhook.log").read_text()[-3000:], file=sys.stderr)
-                    return 1
-                time.sleep(0.2)
-        cluster.kubectl("create", "namespace", namespace)
-        cluster.kubectl("label", "namespace", namespace, f"httpd24.io/mode={args.mode}")
-        while True:
-            with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/debug/modes", timeout=2) as resp:
-                if json.loads(resp.read()).get(namespace, {}).get("mode") == args.mode:
-                    break
-            time.sleep(0.1)
-        WEBHOOK_PIDS[:] = descendants(hook.pid)
+        if not hook.ready():
+            return 1
+        labelled_namespace(cluster, namespace, args.mode)
+        if not hook.ready(namespace, args.mode):
+            return 1
+        WEBHOOK_PIDS[:] = descendants(hook.process.pid)
         print(f"webhook pids {WEBHOOK_PIDS}, namespace {namespace}, mode {args.mode}", file=sys.stderr)
-        rows = asyncio.run(bench(args, cluster, port, files.ca, namespace))
+        rows = asyncio.run(bench(args, cluster, hook.port, files.ca, namespace))
         print(table(rows, args.mode))
         return 0 if all(r[5] == 0 for r in rows) else 1
     finally:
         cluster.kubectl("delete", "namespace", namespace, "--wait=false", check=False)
-        hook.send_signal(signal.SIGTERM)
-        try:
-            hook.wait(30)
-        except subprocess.TimeoutExpired:
-            hook.kill()
-        log.close()
+        hook.stop()
         cluster_fixture._stop_session()
 
 
