@@ -98,7 +98,6 @@ class Worker:
         self.process.start()
         requests_out.close()  # the worker's ends: the answer pipe reads EOF once the worker is gone
         answers_in.close()
-        self.pending.clear()
         self.writer = self.attaching = None
         self.transports = []
 
