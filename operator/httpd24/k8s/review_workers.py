@@ -84,7 +84,7 @@ class Worker:
         self.requests: Any = None  # our end of the request pipe (a Connection)
         self.answers: Any = None  # our end of the answer pipe
         self.pending: deque[asyncio.Future] = deque()
-        self.transports: list[asyncio.BaseTransport] = []
+        self.reader: asyncio.ReadTransport | None = None
         self.writer: asyncio.WriteTransport | None = None
         self.attaching: asyncio.Future | None = None
         self.stopping = False
@@ -98,8 +98,7 @@ class Worker:
         self.process.start()
         requests_out.close()  # the worker's ends: the answer pipe reads EOF once the worker is gone
         answers_in.close()
-        self.writer = self.attaching = None
-        self.transports = []
+        self.reader = self.writer = self.attaching = None
 
     def call_blocking(self, *args: Any, timeout: float) -> Any:
         """A call before the event loop attaches to the pipes (the warm-up at start)."""
@@ -134,8 +133,7 @@ class Worker:
         writer, _ = await loop.connect_write_pipe(
             asyncio.Protocol, os.fdopen(self.requests.fileno(), "wb", buffering=0, closefd=False)
         )
-        self.transports = [reader, writer]
-        self.writer = writer
+        self.reader, self.writer = reader, writer
 
     def answered(self, frame: bytearray) -> None:
         future = self.pending.popleft()
@@ -147,8 +145,7 @@ class Worker:
         if self.stopping:
             return
         pending, self.pending = self.pending, deque()
-        for transport in self.transports:
-            transport.close()
+        self._detach()
         self.process.join(1)
         log.error("%s ended (exit code %s, out of memory?) holding %d review(s); starting it again",
                   self.name, self.process.exitcode, len(pending))
@@ -159,13 +156,20 @@ class Worker:
                 future.set_exception(WorkerDied(f"{self.name} ended (exit code {self.process.exitcode})"))
         self.start()
 
+    def _detach(self) -> None:
+        """Take the event loop off the pipes. The writer is aborted, not closed: a close keeps a
+        half-written request and its descriptor's callbacks until flushed, and a restarted worker's
+        pipes may get the same descriptor numbers."""
+        for transport, end in ((self.reader, "close"), (self.writer, "abort")):
+            if transport is not None:
+                try:
+                    getattr(transport, end)()
+                except RuntimeError:  # its event loop has ended (asyncio.run returned): nothing to tell it
+                    pass
+
     def stop(self) -> None:
         self.stopping = True
-        for transport in self.transports:
-            try:
-                transport.close()
-            except RuntimeError:  # its event loop has ended (asyncio.run returned): nothing to tell it
-                pass
+        self._detach()
         for connection in (self.requests, self.answers):
             if connection is not None:
                 connection.close()  # the worker reads EOF and returns
