@@ -11,10 +11,12 @@ import base64
 import http.client
 import json
 import os
+import shutil
 import signal
 import ssl
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -579,3 +581,78 @@ def test_tls_secret_is_mounted_next_to_the_config_and_serves_https(cluster, oper
     assert message.endswith("-> the pods have secrets/site-tls/tls.crt, secrets/site-tls/tls.key under secrets/; "
                             "list the Secret holding that file, with the key, in spec.secrets (name, keys)")
     assert failed["status"]["configHash"] == live["status"]["configHash"]
+
+
+CONTENT_22 = """\
+ServerName content.example.test
+DocumentRoot "${HTTPD24_CONTENT}/site"
+<Directory "${HTTPD24_CONTENT}/site">
+    Order allow,deny
+    Allow from all
+</Directory>
+"""
+
+
+def test_content_volumes_are_mounted_where_the_configuration_names_them(cluster, operator, ns, httpd):  # noqa: F811
+    page = "<h1>served from a content volume</h1>\n"
+    site = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "site-html", "namespace": ns},
+            "data": {"index.html": page}}
+    # A statically bound claim (the PV controller binds it; the scheduler places pods that use it on kwok nodes).
+    pv = {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": f"{ns}-media"},
+          "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadOnlyMany"], "storageClassName": "",
+                   "persistentVolumeReclaimPolicy": "Retain", "hostPath": {"path": "/srv/media"},
+                   "claimRef": {"namespace": ns, "name": "media"}}}
+    pvc = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "media", "namespace": ns},
+           "spec": {"accessModes": ["ReadOnlyMany"], "storageClassName": "", "volumeName": f"{ns}-media",
+                    "resources": {"requests": {"storage": "1Gi"}}}}
+    content = [{"name": "site", "configMap": {"name": "site-html"}},
+               {"name": "media", "persistentVolumeClaim": {"claimName": "media"}}]
+    srv = server("content", ns, "content-site", replicas=2, content=content)
+    try:
+        apply(cluster, site, pv, pvc, configmap("content-site", ns, CONTENT_22), srv)
+        live = wait_for("content Ready", ready_with(cluster, "content", ns), operator=operator)
+        pods = listing(cluster, "pods", ns, f"{rollout.LABEL_SERVER}=content")
+        assert len(pods) == 2 and all(p["spec"]["nodeName"].startswith("kwok-node") for p in pods)
+    finally:
+        cluster.kubectl("delete", "pv", f"{ns}-media", "--wait=false", check=False)
+
+    dep, files = deployed_files(cluster, "content", ns)
+    pod = dep["spec"]["template"]["spec"]
+    assert [v for v in pod["volumes"] if v["name"].startswith("content-")] == [
+        {"name": "content-site", "configMap": {"name": "site-html", "defaultMode": 0o644}},  # defaulted by the API
+        {"name": "content-media", "persistentVolumeClaim": {"claimName": "media", "readOnly": True}},
+    ]
+    assert [m for m in pod["containers"][0]["volumeMounts"] if m["name"].startswith("content-")] == [
+        {"name": "content-site", "mountPath": "/srv/httpd24/site", "readOnly": True},
+        {"name": "content-media", "mountPath": "/srv/httpd24/media", "readOnly": True},
+    ]
+    assert live["status"]["configHash"] == mainconf.config_hash(files, (), ["site", "media"])
+    assert 'Require all granted' in files["httpd.conf"].decode()  # migrated, and the gate passed it
+
+    # What a pod sees: the generated files at its ServerRoot and the ConfigMap's keys at /srv/httpd24/site
+    # (here a directory of the test, which ${HTTPD24_CONTENT} names, as the gate's stand-ins do).
+    served = Path(tempfile.mkdtemp(prefix="httpd24-content-"))  # pytest's tmp_path is closed to httpd's user
+    try:
+        served.chmod(0o755)
+        (served / "site").mkdir(mode=0o755)
+        for key, value in get(cluster, "configmap", "site-html", ns)["data"].items():
+            (served / "site" / key).write_text(value)
+        loaded = [line.split()[1] for line in files[MAIN_KEY].decode().splitlines() if line.strip().startswith("LoadModule")]
+        extra = mainconf.local_defines(httpd.module_dir, "/etc/mime.types", str(served))
+        with apache.Instance(files, MAIN_KEY, [loaded[0]], defines=[mainconf.LOCAL_DEFINE], extra=extra,
+                             allow_listen=True, httpd=httpd) as inst:
+            response = inst.request("/index.html")
+            assert (response.status, response.body.decode()) == (200, page)
+    finally:
+        shutil.rmtree(served)
+
+    # The CRD refuses a volume with two sources, or none, and two volumes of one name; kubectl says why.
+    for bad, why in (([{"name": "site", "configMap": {"name": "a"}, "persistentVolumeClaim": {"claimName": "b"}}],
+                      "set exactly one of persistentVolumeClaim and configMap"),
+                     ([{"name": "site"}], "set exactly one of persistentVolumeClaim and configMap"),
+                     ([{"name": "site", "configMap": {"name": "a"}}, {"name": "site", "configMap": {"name": "b"}}],
+                      "Duplicate value")):
+        proc = cluster.kubectl("apply", "-f", "-", input=yaml.safe_dump(server("bad", ns, "content-site", content=bad)),
+                               check=False)
+        assert proc.returncode != 0 and why in proc.stderr, proc.stderr
+    assert get(cluster, "httpdserver", "bad", ns) is None

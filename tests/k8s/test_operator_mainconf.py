@@ -376,3 +376,76 @@ def test_gate_finds_absolute_server_root_paths_only_in_its_own_mount_namespace(h
                 "/etc/httpd24/secrets/site-tls/tls.key by its absolute path") in result.output
         assert result.output.endswith("-> write it relative to the ServerRoot: secrets/site-tls/tls.key")
     assert netns == "auto" or not gate.sandboxed
+
+
+# -- spec.content: volumes the gate never reads, checked against stand-ins of the paths httpd checks -----------
+CONTENT_24 = b"""\
+DocumentRoot "${HTTPD24_CONTENT}/site/htdocs"
+<Directory "${HTTPD24_CONTENT}/site/htdocs">
+    Require all granted
+</Directory>
+CustomLog "${HTTPD24_CONTENT}/logs/web/access.log" common
+RewriteEngine On
+RewriteMap moved "txt:${HTTPD24_CONTENT}/site/moved.map"
+"""
+CONTENT_MODULES = ["authz_core_module", "log_config_module", "rewrite_module", "unixd_module"]
+
+
+def _content_bundle(conf: bytes) -> dict[str, bytes]:
+    main = mainconf.render_main(entry="httpd.conf", modules=mainconf.modules_to_load(CONTENT_MODULES), listen=(8080,),
+                                owner="ns/web", content=True)
+    return mainconf.bundle({"httpd.conf": conf}, main)
+
+
+@pytest.mark.apache
+@pytest.mark.parametrize("netns", ["off", "auto"])
+def test_gate_checks_content_paths_against_stand_ins_of_the_volumes(httpd, netns):  # noqa: F811
+    # The main server's DocumentRoot must be a directory at -t, a log file's directory must exist and a txt:
+    # map must be a file: none of them exists on the operator's host, and the gate reads no volume.
+    gate = Gate(netns=netns)
+    files = _content_bundle(CONTENT_24)
+    result = gate.check(files, "content-" + netns, "mpm_event_module", (), ("site", "logs"))
+    assert result.ok, result.output
+    # Without the volume the pods would not have those paths: refused before -t, naming the line and the fix.
+    fewer = gate.check(files, "content-fewer-" + netns, "mpm_event_module", (), ("site",))
+    assert not fewer.ok and "httpd -t not run" in fewer.output
+    assert ("httpd.conf:5: CustomLog /srv/httpd24/logs/web/access.log common: checks /srv/httpd24/logs/web, but no "
+            "spec.content volume is named logs (spec.content: site) -> add the volume to spec.content, or name a path "
+            "of one") in fewer.output
+
+
+@pytest.mark.apache
+def test_an_undefined_content_variable_fails_httpd_t_without_content_volumes(httpd):  # noqa: F811
+    # Without spec.content the main configuration defines no ${HTTPD24_CONTENT}: httpd says so (the operator adds
+    # what to do, rollout.content_hint).
+    result = Gate(netns="off").check(_bundle(b'DocumentRoot "${HTTPD24_CONTENT}/site"\n'), "content-none",
+                                     "mpm_event_module")
+    assert not result.ok and "${HTTPD24_CONTENT} is not defined" in result.output
+
+
+@pytest.mark.parametrize("line, message", [
+    ('DocumentRoot "/srv/httpd24/site"', "names /srv/httpd24/site by its path, which the configtest cannot check "
+                                         "-> write ${HTTPD24_CONTENT}/site"),
+    ('<IfFile "${HTTPD24_CONTENT}/site/index.html">\n</IfFile>',
+     "whether /srv/httpd24/site/index.html exists is known only in the pods"),
+    ('DocumentRoot "${HTTPD24_CONTENT}/other"', "no spec.content volume is named other (spec.content: site)"),
+    ('DocumentRoot "${HTTPD24_CONTENT}"', "no spec.content volume is named (none)"),
+    ('DocumentRoot "${HTTPD24_CONTENT}/site/../../../var/run/secrets"', "checks /srv/httpd24/site/../../../var/run/secrets while httpd reads the configuration; it is neither"),
+])
+def test_content_paths_the_gate_cannot_check_are_refused_with_what_to_do(line, message):
+    from httpd24.k8s.rollout_gate import outside_reads
+
+    stand_ins: dict[str, bytes] = {}
+    problems = outside_reads(_content_bundle(line.encode() + b"\n"), content=("site",), stand_ins=stand_ins)
+    assert len(problems) == 1 and problems[0].startswith("httpd.conf:1: ") and message in problems[0], problems
+    assert stand_ins == {}
+
+
+def test_stand_ins_are_empty_directories_or_placeholder_files_where_httpd_checks():
+    from httpd24.k8s.rollout_gate import outside_reads
+
+    stand_ins: dict[str, bytes] = {}
+    assert outside_reads(_content_bundle(CONTENT_24), content=("site", "logs"), stand_ins=stand_ins) == []
+    root = mainconf.CONTENT_STAND_INS
+    assert stand_ins == dict.fromkeys([f"{root}/site/htdocs/{root}", f"{root}/logs/web/{root}", f"{root}/site/moved.map"],
+                                      mainconf.CONTENT_PLACEHOLDER)

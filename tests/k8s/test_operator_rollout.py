@@ -248,6 +248,90 @@ def test_a_missing_secret_file_gets_the_mounted_ones_and_what_to_do():
     assert rollout.secret_hint(p, "AH00526: Invalid command 'Order'") == ""
 
 
+CONTENT_CONF = """\
+ServerName content.example.test
+DocumentRoot "${HTTPD24_CONTENT}/site"
+<Directory "${HTTPD24_CONTENT}/site">
+    Order allow,deny
+    Allow from all
+</Directory>
+"""
+
+
+def _content_spec(content):
+    return parse_spec({"configMapRef": {"name": "web-conf"}, "content": content})
+
+
+def test_content_volumes_are_mounted_under_srv_httpd24_and_named_by_a_variable_of_the_main_config():
+    spec = _content_spec([{"name": "site", "persistentVolumeClaim": {"claimName": "site-files"}},
+                          {"name": "uploads", "persistentVolumeClaim": {"claimName": "up"}, "readOnly": False},
+                          {"name": "docs", "configMap": {"name": "docs-html"}}])
+    p = rollout.plan("web", "shop", spec, {"data": {"httpd.conf": CONTENT_CONF}})
+    assert p.content == ["site", "uploads", "docs"]
+    assert '    Define HTTPD24_CONTENT "/srv/httpd24"' in p.files[MAIN_KEY].decode().splitlines()
+    pod = rollout.deployment(SERVER, p)["spec"]["template"]["spec"]
+    assert [v for v in pod["volumes"] if v["name"].startswith("content-")] == [
+        {"name": "content-site", "persistentVolumeClaim": {"claimName": "site-files", "readOnly": True}},
+        {"name": "content-uploads", "persistentVolumeClaim": {"claimName": "up", "readOnly": False}},
+        {"name": "content-docs", "configMap": {"name": "docs-html"}},
+    ]
+    [httpd] = pod["containers"]
+    assert [m for m in httpd["volumeMounts"] if m["name"].startswith("content-")] == [
+        {"name": "content-site", "mountPath": "/srv/httpd24/site", "readOnly": True},
+        {"name": "content-uploads", "mountPath": "/srv/httpd24/uploads", "readOnly": False},
+        {"name": "content-docs", "mountPath": "/srv/httpd24/docs", "readOnly": True},
+    ]
+    # Where the volumes are is part of what the gate judged: other names, another hash (and another cache entry).
+    assert p.hash == mainconf.config_hash(p.files, (), p.content)
+    assert rollout.plan("web", "shop", _content_spec([{"name": "site", "configMap": {"name": "x"}}]),
+                        {"data": {"httpd.conf": CONTENT_CONF}}).hash != p.hash
+
+
+def test_servers_without_content_keep_their_main_config_and_hash():
+    """An operator upgrade must not roll every existing server: nothing changes unless spec.content is set."""
+    cm = {"data": {"httpd.conf": CONTENT_CONF}}
+    p = rollout.plan("web", "shop", parse_spec({"configMapRef": {"name": "web-conf"}}), cm)
+    assert "HTTPD24_CONTENT" not in p.files[MAIN_KEY].decode()
+    assert p.hash == mainconf.config_hash(p.files) == mainconf.config_hash(p.files, (), ())
+    pod = rollout.deployment(SERVER, p)["spec"]["template"]["spec"]
+    assert not [v for v in pod["volumes"] if v["name"].startswith("content-")]
+
+
+@pytest.mark.parametrize("content", [
+    [{"name": "site"}],
+    [{"name": "site", "configMap": {"name": "a"}, "persistentVolumeClaim": {"claimName": "b"}}],
+    [{"name": "Site", "configMap": {"name": "a"}}],
+    [{"name": "x" * 51, "configMap": {"name": "a"}}],  # content-NAME must stay a volume name (63)
+    [{"name": "site", "configMap": {"name": "a"}, "hostPath": {"path": "/"}}],
+])
+def test_content_volumes_need_one_source_and_a_short_name(content):
+    with pytest.raises(pydantic.ValidationError):
+        _content_spec(content)
+
+
+def test_content_names_twice_and_the_stand_in_key_are_refused_with_what_to_do():
+    twice = _content_spec([{"name": "site", "configMap": {"name": "a"}}, {"name": "site", "configMap": {"name": "b"}}])
+    with pytest.raises(rollout.PlanError) as caught:
+        rollout.plan("web", "shop", twice, {"data": {"httpd.conf": CONTENT_CONF}})
+    assert caught.value.reason == "InvalidContent" and "names site more than once" in caught.value.message
+    cm = {"data": {"httpd.conf": CONTENT_CONF, mainconf.CONTENT_STAND_INS: "x"}}
+    with pytest.raises(rollout.PlanError) as caught:
+        rollout.plan("web", "shop", _content_spec([{"name": "site", "configMap": {"name": "a"}}]), cm)
+    assert caught.value.reason == "ReservedKey" and f"has a key '{mainconf.CONTENT_STAND_INS}'" in caught.value.message
+
+
+def test_an_undefined_content_variable_gets_what_to_do():
+    output = ("AH00111: Config variable ${HTTPD24_CONTENT} is not defined\nAH00526: Syntax error on line 2 of "
+              "httpd.conf:\nDocumentRoot '${HTTPD24_CONTENT}/site' is not a directory, or is not readable")
+    assert rollout.content_hint(_plan(), output) == (
+        "\n-> ${HTTPD24_CONTENT} names the spec.content volumes, and this HttpdServer lists none; add the volume the "
+        "configuration serves from to spec.content (name, persistentVolumeClaim or configMap)")
+    with_content = rollout.plan("web", "shop", _content_spec([{"name": "site", "configMap": {"name": "a"}}]),
+                                {"data": {"httpd.conf": CONTENT_CONF}})
+    assert rollout.content_hint(with_content, output) == ""
+    assert rollout.content_hint(_plan(), "AH00526: Invalid command 'Order'") == ""
+
+
 @pytest.mark.parametrize("migration", ["migrated", "asStored"])
 def test_a_plan_frees_its_trees_before_the_collector_resumes(migration):
     """The operator plans up to 16 servers at a time; a collection that finds their trees walks

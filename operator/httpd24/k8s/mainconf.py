@@ -10,7 +10,9 @@ Pod layout (official ``httpd:2.4`` image, non-root, read-only root filesystem)::
 
 With ``spec.secrets`` the ServerRoot is one projected volume: the ConfigMap's
 files plus each Secret's keys at ``secrets/<secret>/<key>`` (a ConfigMap key
-has no ``/``, so the two never collide).
+has no ``/``, so the two never collide). ``spec.content`` volumes are at
+``/srv/httpd24/<name>``, outside the ServerRoot (a mount point inside a
+read-only volume cannot be made), and ``${HTTPD24_CONTENT}`` names their parent.
 
 Every pod-specific path in the main configuration is a ``Define`` with a
 default inside ``<IfDefine !NAME>``, and the pod-only lines (ServerRoot,
@@ -33,7 +35,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
-from .models_server import MAIN_KEY, SECRETS_DIR
+from .models_server import CONTENT_DIR, CONTENT_VARIABLE, MAIN_KEY, SECRETS_DIR
 
 SERVER_ROOT = "/etc/httpd24"
 MODULE_DIR = "/usr/local/apache2/modules"
@@ -91,13 +93,16 @@ def render_main(
     modules: Iterable[LoadedModule],
     listen: Iterable[int] = (),
     owner: str = "",
+    content: bool = False,
 ) -> str:
     """The text of ``httpd24-main.conf``.
 
     ``listen``: ports for ``Listen`` lines (only when the user's configuration
     has no Listen of its own; otherwise pass nothing). ``entry`` is included
     last, so the user's directives win where httpd keeps the last value
-    (ErrorLog, TypesConfig, LogLevel, ...).
+    (ErrorLog, TypesConfig, LogLevel, ...). ``content``: define
+    ``${HTTPD24_CONTENT}`` (only then, so servers without content volumes keep
+    their bytes and are not rolled).
     """
     if not entry or entry.startswith("/") or ".." in entry.split("/"):
         raise ValueError(f"entry must be a file name relative to the ServerRoot: {entry!r}")
@@ -118,6 +123,10 @@ def render_main(
         "<IfDefine !HTTPD24_MIME_TYPES>",
         f"    Define HTTPD24_MIME_TYPES {_q(MIME_TYPES)}",
         "</IfDefine>",
+    ]
+    if content:
+        lines += [f"<IfDefine !{CONTENT_VARIABLE}>", f"    Define {CONTENT_VARIABLE} {_q(CONTENT_DIR)}", "</IfDefine>"]
+    lines += [
         "",
         "# Exactly the modules the configuration needs (httpd24 module computation).",
     ]
@@ -140,11 +149,13 @@ def render_main(
     return "\n".join(lines) + "\n"
 
 
-def local_defines(module_dir: str, mime_types: str | None = None) -> str:
+def local_defines(module_dir: str, mime_types: str | None = None, content_dir: str | None = None) -> str:
     """``Define`` lines that map the pod's paths to a local machine (see the module docstring)."""
     out = [f"Define HTTPD24_MODULES {_q(module_dir)}"]
     if mime_types:
         out.append(f"Define HTTPD24_MIME_TYPES {_q(mime_types)}")
+    if content_dir:
+        out.append(f"Define {CONTENT_VARIABLE} {_q(content_dir)}")
     return "\n".join(out)
 
 
@@ -182,18 +193,28 @@ def bundle(files: Mapping[str, bytes], main: str) -> dict[str, bytes]:
 SECRET_PLACEHOLDER = b"httpd24: stands for a Secret's key in the configtest (the gate never reads Secrets)\n"
 
 
+#: Where the configtest gate puts its stand-ins of ``spec.content`` paths, in its temporary ServerRoot
+#: (``${HTTPD24_CONTENT}`` is this relative path there); a ConfigMap key of this name is refused.
+CONTENT_STAND_INS = ".httpd24-content"
+#: What a stand-in file holds: ``httpd -t`` only checks that such paths exist (some as directories); the
+#: server reads the files when it serves them. So the gate needs no access to the volumes.
+CONTENT_PLACEHOLDER = b"httpd24: stands for a file of a content volume in the configtest (the gate never reads volumes)\n"
+
+
 def secret_paths(secrets: Iterable[object]) -> list[str]:
     """Where the pods read each key of ``spec.secrets`` (``SecretFiles``), relative to the ServerRoot."""
     return [f"{SECRETS_DIR}/{s.name}/{key}" for s in secrets for key in s.keys]  # type: ignore[attr-defined]
 
 
-def config_hash(files: Mapping[str, bytes], secret_files: Iterable[str] = ()) -> str:
+def config_hash(files: Mapping[str, bytes], secret_files: Iterable[str] = (), content: Iterable[str] = ()) -> str:
     """SHA-256 over every (name, content) pair, names sorted; names and contents are length-prefixed.
 
-    ``secret_files`` (see :func:`secret_paths`) count as files holding :data:`SECRET_PLACEHOLDER`: where
-    the Secrets are mounted is part of what the configtest judged and of what the pods see.
+    ``secret_files`` (see :func:`secret_paths`) count as files holding :data:`SECRET_PLACEHOLDER`, and the
+    names of ``spec.content`` as empty entries ``/srv/httpd24/<name>/`` (no file has that name): where the
+    Secrets and the content are mounted is part of what the configtest judged and of what the pods see.
     """
-    files = {**files, **dict.fromkeys(secret_files, SECRET_PLACEHOLDER)}
+    files = {**files, **dict.fromkeys(secret_files, SECRET_PLACEHOLDER),
+             **dict.fromkeys((f"{CONTENT_DIR}/{name}/" for name in content), b"")}
     h = hashlib.sha256()
     for name in sorted(files):
         data = files[name]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
 GROUP = "httpd24.io"
 VERSION = "v1alpha1"
@@ -76,6 +76,50 @@ class SecretFiles(_Model):
     )
 
 
+#: Where the pods see ``spec.content``: ``<CONTENT_DIR>/<name>``, named ``${HTTPD24_CONTENT}/<name>`` in the
+#: configuration (the generated main configuration defines the variable; the configtest gate maps it).
+CONTENT_DIR = "/srv/httpd24"
+CONTENT_VARIABLE = "HTTPD24_CONTENT"
+_DNS_LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
+
+
+class ClaimSource(_Model):
+    claimName: str = Field(description="Name of a PersistentVolumeClaim in the HttpdServer's namespace "
+                           "(ReadOnlyMany or ReadWriteMany for more than one replica).", max_length=253, pattern=_K8S_NAME)
+
+
+class ConfigMapSource(_Model):
+    name: str = Field(description="Name of a ConfigMap in the HttpdServer's namespace; each key is a file.",
+                      max_length=253, pattern=_K8S_NAME)
+
+
+class ContentVolume(_Model):
+    """Files the pods serve (a site's documents), which a configuration names but does not hold."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, json_schema_extra={
+        "x-kubernetes-validations": [{
+            "rule": "has(self.persistentVolumeClaim) != has(self.configMap)",
+            "message": "set exactly one of persistentVolumeClaim and configMap",
+        }],
+    })
+
+    name: str = Field(
+        description="The pods see the volume at /srv/httpd24/NAME; write it ${HTTPD24_CONTENT}/NAME in the "
+        "configuration (DocumentRoot \"${HTTPD24_CONTENT}/NAME\"), which the configtest gate can check.",
+        max_length=50,
+        pattern=_DNS_LABEL,
+    )
+    persistentVolumeClaim: ClaimSource | None = None
+    configMap: ConfigMapSource | None = None
+    readOnly: bool = Field(True, description="Mount read-only (default). false lets httpd write there (WebDAV).")
+
+    @model_validator(mode="after")
+    def _one_source(self) -> "ContentVolume":
+        if (self.persistentVolumeClaim is None) == (self.configMap is None):
+            raise ValueError("set exactly one of persistentVolumeClaim and configMap")
+        return self
+
+
 class Resources(_Model):
     """Container resources (as in a Pod's ``resources``)."""
 
@@ -116,6 +160,14 @@ class HttpdServerSpec(_Model):
         description="Secrets (TLS certificates and keys) mounted read-only next to the configuration, at "
         "secrets/NAME/KEY of the ServerRoot. The configtest gate checks the configuration against files of "
         "those names, without reading the Secrets (the operator has no access to them).",
+    )
+    content: list[ContentVolume] | None = Field(
+        None,
+        max_length=16,
+        description="Volumes of files to serve, each at /srv/httpd24/NAME in the pods (${HTTPD24_CONTENT}/NAME in "
+        "the configuration). The configtest gate checks the configuration against empty stand-ins of the paths "
+        "it names there, without reading the volumes.",
+        json_schema_extra={"x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"]},  # names unique
     )
     migration: MigrationMode = Field(
         "migrated",
@@ -172,7 +224,8 @@ class HttpdServer(_Model):
 _KEEP = {
     "type", "properties", "required", "items", "enum", "default", "description", "minimum", "maximum",
     "minLength", "maxLength", "minItems", "maxItems", "pattern", "additionalProperties", "format",
-    "x-kubernetes-int-or-string", "anyOf", "x-kubernetes-preserve-unknown-fields",
+    "x-kubernetes-int-or-string", "anyOf", "x-kubernetes-preserve-unknown-fields", "x-kubernetes-validations",
+    "x-kubernetes-list-type", "x-kubernetes-list-map-keys",
 }
 
 

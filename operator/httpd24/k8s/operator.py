@@ -438,13 +438,14 @@ class Controller:
         migrated = self.migrated_condition(plan, generation)
 
         # the gate
-        result = await asyncio.get_running_loop().run_in_executor(self.pool, self.gate.check, plan.files, plan.hash, plan.mpm, plan.secret_files)
+        result = await asyncio.get_running_loop().run_in_executor(
+            self.pool, self.gate.check, plan.files, plan.hash, plan.mpm, plan.secret_files, plan.content)
         if not result.cached:
             CONFIGTESTS.labels("ok" if result.ok else "failed").inc()
             if not result.ok:
                 CONFIGTEST_FAILURES.inc()
         if not result.ok:
-            output = result.output + rollout.secret_hint(plan, result.output)
+            output = result.output + rollout.secret_hint(plan, result.output) + rollout.content_hint(plan, result.output)
             msg = f"httpd -t failed; the running pods keep the previous configuration: {output}"
             await self.event(server, "Warning", "ConfigTestFailed", msg, once=plan.hash)
             status["rejectedHash"] = plan.hash

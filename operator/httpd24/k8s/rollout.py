@@ -21,7 +21,8 @@ from ..engine import SourceVersion
 from ..engine.modules import ModuleRequirements
 from . import mainconf
 from .review import Ignored, layout_of, tally
-from .models_server import GROUP, KIND, MAIN_KEY, SECRETS_DIR, VERSION, HttpdServerSpec
+from .models_server import (CONTENT_DIR, CONTENT_VARIABLE, GROUP, KIND, MAIN_KEY, SECRETS_DIR, VERSION, ContentVolume,
+                            HttpdServerSpec)
 
 MANAGED_BY = "httpd24-operator"
 LABEL_SERVER = "httpd24.io/server"
@@ -59,6 +60,7 @@ class Plan:
     remaining: int = 0  # error/warning findings left that need a person (info findings do not count)
     remaining_text: list[str] = field(default_factory=list)
     secret_files: list[str] = field(default_factory=list)  # mainconf.secret_paths of spec.secrets
+    content: list[str] = field(default_factory=list)  # names of spec.content (at /srv/httpd24/<name>)
     #: Findings of the rules the namespace's HttpdPolicies leave out (neither counted above nor fixed),
     #: and what the Migrated condition says of them ("" when there are none).
     left_out: int = 0
@@ -139,6 +141,13 @@ def plan(name: str, namespace: str, spec: HttpdServerSpec, configmap: Mapping[st
     if secret_files and SECRETS_DIR in files:
         raise PlanError("ReservedKey", f"ConfigMap {spec.configMapRef.name} has a key {SECRETS_DIR!r}, the directory where "
                         "spec.secrets mounts the Secrets; rename the key")
+    content = [c.name for c in spec.content or ()]
+    twice = sorted({n for n in content if content.count(n) > 1})
+    if twice:
+        raise PlanError("InvalidContent", f"spec.content names {', '.join(twice)} more than once; give each volume its own name")
+    if content and mainconf.CONTENT_STAND_INS in files:
+        raise PlanError("ReservedKey", f"ConfigMap {spec.configMapRef.name} has a key {mainconf.CONTENT_STAND_INS!r}, where the "
+                        "configtest puts its stand-ins of spec.content; rename the key")
     # The trees go before the collector resumes: the operator plans 16 servers at a time.
     source_version = layout_of(configmap).source_version  # the annotation, read as admission reads it
     with trees_freed_before_collection() as trees:
@@ -154,14 +163,14 @@ def plan(name: str, namespace: str, spec: HttpdServerSpec, configmap: Mapping[st
     else:
         ports = own_listen or [mainconf.DEFAULT_PORT]
     main = mainconf.render_main(
-        entry=entry, modules=modules, listen=[] if own_listen else ports, owner=f"{namespace}/{name}"
+        entry=entry, modules=modules, listen=[] if own_listen else ports, owner=f"{namespace}/{name}", content=bool(content)
     )
     bundle = mainconf.bundle(files, main)
     needs_person = [f for f in findings[applied:] if _severity_counts([f]).get("info", 0) == 0]
     return Plan(
         spec=spec,
         files=bundle,
-        hash=mainconf.config_hash(bundle, secret_files),
+        hash=mainconf.config_hash(bundle, secret_files, content),
         modules=modules,
         ports=ports,
         findings=counts,
@@ -170,6 +179,7 @@ def plan(name: str, namespace: str, spec: HttpdServerSpec, configmap: Mapping[st
         remaining=len(needs_person),
         remaining_text=[f"{f.code} {f.file}:{f.line}: {f.message}" for f in needs_person[:5]],
         secret_files=secret_files,
+        content=content,
         left_out=len(left_out),
         left_out_text=tally(left_out, f"left out by {ignored.by}") if left_out else "",
     )
@@ -216,6 +226,14 @@ def secret_hint(p: Plan, gate_output: str) -> str:
     mounted = ", ".join(p.secret_files) if p.secret_files else "no Secret"
     return (f"\n-> the pods have {mounted} under {SECRETS_DIR}/; list the Secret holding that file, with the key, "
             f"in spec.secrets (name, keys)")
+
+
+def content_hint(p: Plan, gate_output: str) -> str:
+    """What to do when ``httpd -t`` met ``${HTTPD24_CONTENT}`` undefined: it is defined only with ``spec.content``."""
+    if p.content or f"${{{CONTENT_VARIABLE}}} is not defined" not in gate_output:
+        return ""
+    return (f"\n-> ${{{CONTENT_VARIABLE}}} names the spec.content volumes, and this HttpdServer lists none; add the "
+            f"volume the configuration serves from to spec.content (name, persistentVolumeClaim or configMap)")
 
 
 def _secret_files(spec: HttpdServerSpec) -> list[str]:
@@ -332,6 +350,8 @@ def deployment(server: Mapping[str, Any], p: Plan, secrets_version: str | None =
             {"name": "run", "mountPath": mainconf.RUN_DIR},
             {"name": "logs", "mountPath": "/usr/local/apache2/logs"},
             {"name": "tmp", "mountPath": "/tmp"},
+            *({"name": f"content-{c.name}", "mountPath": f"{CONTENT_DIR}/{c.name}", "readOnly": c.readOnly}
+              for c in spec.content or ()),
         ],
     }
     if spec.resources is not None:
@@ -363,6 +383,7 @@ def deployment(server: Mapping[str, Any], p: Plan, secrets_version: str | None =
                         {"name": "run", "emptyDir": {"medium": "Memory", "sizeLimit": "16Mi"}},
                         {"name": "logs", "emptyDir": {"sizeLimit": "256Mi"}},
                         {"name": "tmp", "emptyDir": {"sizeLimit": "64Mi"}},
+                        *(_content_volume(c) for c in spec.content or ()),
                     ],
                 },
             },
@@ -381,6 +402,17 @@ def _config_volume(configmap_name: str, spec: HttpdServerSpec) -> dict[str, Any]
         items = [{"key": key, "path": f"{SECRETS_DIR}/{s.name}/{key}", "mode": 0o440} for key in s.keys]
         sources.append({"secret": {"name": s.name, "items": items}})
     return {"name": "config", "projected": {"sources": sources, "defaultMode": 0o444}}
+
+
+def _content_volume(content: ContentVolume) -> dict[str, Any]:
+    """One ``spec.content`` volume (its name is a DNS label of at most 50 characters: ``content-`` fits)."""
+    if content.persistentVolumeClaim is not None:
+        source = {"persistentVolumeClaim": {"claimName": content.persistentVolumeClaim.claimName,
+                                            "readOnly": content.readOnly}}
+    else:
+        assert content.configMap is not None  # the model allows exactly one source
+        source = {"configMap": {"name": content.configMap.name}}
+    return {"name": f"content-{content.name}", **source}
 
 
 def disruption_budget(server: Mapping[str, Any]) -> dict[str, Any]:

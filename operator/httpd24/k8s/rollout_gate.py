@@ -37,7 +37,7 @@ from .. import apache
 from ..config import DEFAULT_TARGET, ConfigSet, Liveness
 from ..config.parser import tokenize
 from . import mainconf
-from .models_server import MAIN_KEY
+from .models_server import CONTENT_DIR, CONTENT_VARIABLE, MAIN_KEY
 
 log = logging.getLogger(__name__)
 
@@ -116,7 +116,7 @@ def _checked_paths(key: str, args: list[str]) -> list[str]:
     return []
 
 
-def _line_problem(key: str, args: list[str], main_modules: set[str], where: str) -> str | None:
+def _line_problem(key: str, args: list[str], main_modules: set[str], where: str, content: tuple[str, ...] = ()) -> str | None:
     """What is wrong with one line httpd acts on (``file:line: what -> what to do``), or None."""
     if key in ("include", "includeoptional"):
         if not _inside(args[0], INCLUDE_DIRS):
@@ -141,7 +141,7 @@ def _line_problem(key: str, args: list[str], main_modules: set[str], where: str)
             return (f"{where}: reads a file outside the ConfigMap, which the configtest will not read on the "
                     f"operator's host -> put the file into the ConfigMap and name it by its key")
     else:
-        outside = [p for p in _checked_paths(key, args) if not _probe_ok(p)]
+        outside = [p for p in _checked_paths(key, args) if not _probe_ok(p, content)]
         if outside:
             return (f"{where}: checks {outside[0]} while httpd reads the configuration; it is neither in the "
                     f"ConfigMap nor in the image, so the pod will not have it, and the configtest will not "
@@ -151,14 +151,57 @@ def _line_problem(key: str, args: list[str], main_modules: set[str], where: str)
     return None
 
 
-def _probe_ok(path: str) -> bool:
+def _probe_ok(path: str, content: tuple[str, ...] = ()) -> bool:
     if "${" in path:
         # Defines are substituted already: what is left is an environment variable, and httpd -t gets only
         # APACHE_* ones, which point into its temporary directory (others stay literal text). Only a ".."
         # could climb from there to a host path.
         return ".." not in path.split("/")
     absolute = posixpath.normpath(posixpath.join(mainconf.SERVER_ROOT, path))
+    if _content_name(absolute) in content:
+        return True  # the gate checks a stand-in (:func:`_content_problem`)
     return absolute in PROBE_EXACT or any((absolute + "/").startswith(prefix) for prefix in PROBE_DIRS)
+
+
+#: Lines whose checked path must be a directory (log lines: :func:`_checked_paths` gives the file's directory).
+DIRECTORY_PROBES = frozenset({
+    "documentroot", "defaultruntimedir", "coredumpdirectory", "chrootdir", "mutex", "sslcacertificatepath",
+    "sslcarevocationpath", "sslproxycacertificatepath", "sslproxycarevocationpath", "sslcadnrequestpath",
+}) | LOG_DIRS
+
+
+def _content_name(absolute: str) -> str | None:
+    """The ``spec.content`` volume an absolute path lies in (``/srv/httpd24/<name>/...``), if it lies in one."""
+    if not absolute.startswith(CONTENT_DIR + "/"):
+        return None
+    return absolute[len(CONTENT_DIR) + 1:].split("/", 1)[0] or None
+
+
+def _content_problem(item, content: tuple[str, ...], where: str, stand_ins: dict[str, bytes]) -> str | None:
+    """What is wrong with a line that checks a path under :data:`CONTENT_DIR` at ``-t``, or None after putting
+    the stand-in its check needs into ``stand_ins`` (bundle-relative name -> bytes)."""
+    for path in _checked_paths(item.key, item.args):
+        absolute = posixpath.normpath(posixpath.join(mainconf.SERVER_ROOT, path))
+        if not (absolute + "/").startswith(CONTENT_DIR + "/"):
+            continue
+        name = _content_name(absolute)
+        if name not in content:
+            listed = ", ".join(content) or "none"
+            return (f"{where}: checks {absolute}, but no spec.content volume is named {name or '(none)'} (spec.content: "
+                    f"{listed}) -> add the volume to spec.content, or name a path of one")
+        if item.key == "iffile":
+            return (f"{where}: whether {absolute} exists is known only in the pods (the configtest does not read "
+                    f"content volumes) -> test a file of the ConfigMap instead, or remove the <IfFile>")
+        if "${" + CONTENT_VARIABLE + "}" not in " ".join(item.node.args):
+            relative = absolute[len(CONTENT_DIR):]
+            return (f"{where}: names {absolute} by its path, which the configtest cannot check -> write "
+                    f"${{{CONTENT_VARIABLE}}}{relative} (the configtest maps it to stand-ins of the volume)")
+        stand_in = f"{mainconf.CONTENT_STAND_INS}{absolute[len(CONTENT_DIR):]}"
+        if item.key in DIRECTORY_PROBES:
+            stand_ins[f"{stand_in}/{mainconf.CONTENT_STAND_INS}"] = mainconf.CONTENT_PLACEHOLDER  # makes the directory
+        else:
+            stand_ins[stand_in] = mainconf.CONTENT_PLACEHOLDER
+    return None
 
 
 def _macro_problems(item, main_modules: set[str]) -> list[str]:
@@ -210,7 +253,8 @@ def _absolute_in_root(key: str, args: list[str]) -> str | None:
     return None
 
 
-def outside_reads(files: dict[str, bytes], absolute_root: bool = True) -> list[str]:
+def outside_reads(files: dict[str, bytes], absolute_root: bool = True, content: tuple[str, ...] | list[str] = (),
+                  stand_ins: dict[str, bytes] | None = None) -> list[str]:
     """Lines that would make ``httpd -t`` on the operator's host read or run what is not the user's to read or run.
 
     ``httpd -t`` echoes the first word of a line it cannot parse, so an ``Include`` of a host file
@@ -236,7 +280,13 @@ def outside_reads(files: dict[str, bytes], absolute_root: bool = True) -> list[s
 
     ``absolute_root=False`` (no mount namespace: the bundle cannot be at the pod's ServerRoot) also refuses
     absolute paths into the ServerRoot, which ``httpd -t`` could not find, with the relative form to use.
+
+    ``content`` names the ``spec.content`` volumes: a checked path in one of them is allowed when written
+    ``${HTTPD24_CONTENT}/...`` (so the configtest can map it), and ``stand_ins`` (when given) gets the
+    stand-in each such check needs; an ``<IfFile>`` there is refused, since only the pods can answer it.
     """
+    content = tuple(content)
+    stand_ins = {} if stand_ins is None else stand_ins
     configset = ConfigSet.from_mapping(files, entry=MAIN_KEY, server_root=mainconf.SERVER_ROOT)
     problems = [f"{e.file}:{e.line}: {e.reason}" for e in configset.errors]
     if problems:
@@ -258,7 +308,8 @@ def outside_reads(files: dict[str, bytes], absolute_root: bool = True) -> list[s
         elif item.key == "documentroot" and item.in_section("virtualhost") is not None:
             continue  # a virtual host's missing DocumentRoot is only a warning, which the gate drops (VHOST_ROOT_WARNING)
         else:
-            problem = _line_problem(item.key, item.args, main_modules, where)
+            problem = _content_problem(item, content, where, stand_ins) or _line_problem(
+                item.key, item.args, main_modules, where, content)
             absolute = None if problem or absolute_root else _absolute_in_root(item.key, item.args)
             if absolute:
                 relative = posixpath.relpath(posixpath.normpath(absolute), mainconf.SERVER_ROOT)
@@ -267,6 +318,8 @@ def outside_reads(files: dict[str, bytes], absolute_root: bool = True) -> list[s
                            f"it relative to the ServerRoot: {relative}")
             if problem:
                 problems.append(problem)
+    for name in [n for n in stand_ins if any(other.startswith(n + "/") for other in stand_ins)]:
+        del stand_ins[name]  # a file where another line needs a directory: the directory (httpd -t says what fails)
     return problems
 
 
@@ -444,11 +497,14 @@ class Gate:
         log.warning("configtest gate: no network namespace available; httpd -t runs with the host network")
         return real
 
-    def check(self, files: dict[str, bytes], hash_: str, mpm: str, secret_files: tuple[str, ...] | list[str] = ()) -> GateResult:
+    def check(self, files: dict[str, bytes], hash_: str, mpm: str, secret_files: tuple[str, ...] | list[str] = (),
+              content: tuple[str, ...] | list[str] = ()) -> GateResult:
         """``httpd -t`` on ``files`` (a bundle from :func:`mainconf.bundle`); cached by ``hash_``.
 
         ``secret_files`` (:func:`mainconf.secret_paths`) are where the pods read Secrets' keys: the run finds
         :data:`mainconf.SECRET_PLACEHOLDER` there, which is all ``-t`` checks of a certificate file.
+        ``content`` names the ``spec.content`` volumes: ``${HTTPD24_CONTENT}`` points at stand-ins of the paths
+        the configuration checks there (:func:`outside_reads`).
         """
         with self._lock:
             hit = self._cache.get(hash_)
@@ -457,7 +513,8 @@ class Gate:
                 return GateResult(hit.ok, hit.output, hit.hash, hit.seconds, cached=True)
         started = time.monotonic()
         httpd = self._setup() if self.enabled else None
-        refused = outside_reads(files, absolute_root=self.sandboxed or httpd is None)
+        stand_ins: dict[str, bytes] = {}
+        refused = outside_reads(files, absolute_root=self.sandboxed or httpd is None, content=content, stand_ins=stand_ins)
         if refused:
             result = GateResult(
                 False, "httpd -t not run: these lines name files the configtest must not or cannot use\n" + "\n".join(refused),
@@ -472,13 +529,14 @@ class Gate:
                 mime = "/etc/mime.types" if os.path.exists("/etc/mime.types") else None
                 try:
                     res = apache.configtest(
-                        {**files, **dict.fromkeys(secret_files, mainconf.SECRET_PLACEHOLDER)},
+                        {**files, **dict.fromkeys(secret_files, mainconf.SECRET_PLACEHOLDER), **stand_ins},
                         MAIN_KEY,
                         [mpm],
                         timeout=self.timeout,
                         extra_defines=[mainconf.LOCAL_DEFINE],
                         httpd=httpd,
-                        extra=mainconf.local_defines(httpd.module_dir, mime),
+                        # relative: httpd resolves it in the temporary ServerRoot, where the stand-ins are
+                        extra=mainconf.local_defines(httpd.module_dir, mime, mainconf.CONTENT_STAND_INS if content else None),
                     )
                     output = "\n".join(line for line in res.output.strip().splitlines()
                                         if VHOST_ROOT_WARNING not in line)
