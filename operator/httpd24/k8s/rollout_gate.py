@@ -184,7 +184,7 @@ def _content_problem(item, content: tuple[str, ...], where: str, stand_ins: dict
         absolute = posixpath.normpath(posixpath.join(mainconf.SERVER_ROOT, path))
         if not (absolute + "/").startswith(CONTENT_DIR + "/"):
             continue
-        name = _content_name(absolute)
+        name, relative = _content_name(absolute), absolute[len(CONTENT_DIR):]  # relative: "" or "/NAME/..."
         if name not in content:
             listed = ", ".join(content) or "none"
             return (f"{where}: checks {absolute}, but no spec.content volume is named {name or '(none)'} (spec.content: "
@@ -193,10 +193,9 @@ def _content_problem(item, content: tuple[str, ...], where: str, stand_ins: dict
             return (f"{where}: whether {absolute} exists is known only in the pods (the configtest does not read "
                     f"content volumes) -> test a file of the ConfigMap instead, or remove the <IfFile>")
         if "${" + CONTENT_VARIABLE + "}" not in " ".join(item.node.args):
-            relative = absolute[len(CONTENT_DIR):]
             return (f"{where}: names {absolute} by its path, which the configtest cannot check -> write "
                     f"${{{CONTENT_VARIABLE}}}{relative} (the configtest maps it to stand-ins of the volume)")
-        stand_in = f"{mainconf.CONTENT_STAND_INS}{absolute[len(CONTENT_DIR):]}"
+        stand_in = mainconf.CONTENT_STAND_INS + relative
         if item.key in DIRECTORY_PROBES:
             stand_ins[f"{stand_in}/{mainconf.CONTENT_STAND_INS}"] = mainconf.CONTENT_PLACEHOLDER  # makes the directory
         else:
