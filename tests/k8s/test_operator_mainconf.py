@@ -423,6 +423,61 @@ def test_an_undefined_content_variable_fails_httpd_t_without_content_volumes(htt
     assert not result.ok and "${HTTPD24_CONTENT} is not defined" in result.output
 
 
+CONTENT_MACRO = b"""\
+<Macro Moved>
+    RewriteMap moved "txt:${HTTPD24_CONTENT}/site/moved.map"
+    DocumentRoot "${HTTPD24_CONTENT}/site/htdocs"
+</Macro>
+Use Moved
+"""
+#: Paths given by a macro parameter: refused as anywhere else (known only at each Use).
+CONTENT_MACRO_PARAMETERS = b"""\
+<Macro Site $name>
+    DocumentRoot "${HTTPD24_CONTENT}/$name/htdocs"
+    <VirtualHost *:8080>
+        CustomLog "${HTTPD24_CONTENT}/logs/$name.log" common
+    </VirtualHost>
+</Macro>
+"""
+
+
+@pytest.mark.apache
+def test_gate_makes_stand_ins_for_content_paths_inside_macro_bodies(httpd):  # noqa: F811
+    # Use expands a macro body after the gate has looked at the files, and its ${HTTPD24_CONTENT} is still unsubstituted
+    # there: the stand-ins must come from the body's own lines, or -t would refuse a DocumentRoot the pods have.
+    main = mainconf.render_main(entry="httpd.conf", modules=mainconf.modules_to_load(CONTENT_MODULES + ["macro_module"]),
+                                listen=(8080,), owner="ns/web", content=True)
+    files = mainconf.bundle({"httpd.conf": CONTENT_MACRO}, main)
+    result = Gate(netns="off").check(files, "content-macro", "mpm_event_module", (), ("site",))
+    assert result.ok, result.output
+    fewer = Gate(netns="off").check(files, "content-macro-fewer", "mpm_event_module", (), ("other",))
+    assert not fewer.ok and "httpd -t not run" in fewer.output
+    assert ('httpd.conf:2: RewriteMap moved "txt:${HTTPD24_CONTENT}/site/moved.map": checks /srv/httpd24/site/moved.map, '
+            "but no spec.content volume is named site (spec.content: other)") in fewer.output
+
+
+def test_content_paths_in_macro_bodies_are_checked_like_other_lines():
+    from httpd24.k8s.rollout_gate import outside_reads
+
+    stand_ins: dict[str, bytes] = {}
+    problems = outside_reads(_content_bundle(CONTENT_MACRO_PARAMETERS + CONTENT_MACRO), content=("site", "logs"),
+                             stand_ins=stand_ins)
+    assert problems == [
+        'httpd.conf:2: DocumentRoot "${HTTPD24_CONTENT}/$name/htdocs": a path given by a macro parameter cannot be '
+        "checked before httpd -t runs on the operator's host -> write the path in the macro",
+        'httpd.conf:4: CustomLog "${HTTPD24_CONTENT}/logs/$name.log" common: a path given by a macro parameter cannot '
+        "be checked before httpd -t runs on the operator's host -> write the path in the macro",
+    ]
+    root = mainconf.CONTENT_STAND_INS
+    assert stand_ins == {f"{root}/site/moved.map": mainconf.CONTENT_PLACEHOLDER,
+                         f"{root}/site/htdocs/{root}": mainconf.CONTENT_PLACEHOLDER}
+    literal = outside_reads(_content_bundle(b'<Macro M>\n    DocumentRoot "/srv/httpd24/site"\n</Macro>\nUse M\n'),
+                            content=("site",))
+    assert literal == ['httpd.conf:2: DocumentRoot "/srv/httpd24/site": names /srv/httpd24/site by its path, which the '
+                       "configtest cannot check -> write ${HTTPD24_CONTENT}/site (the configtest maps it to stand-ins "
+                       "of the volume)"]
+
+
 @pytest.mark.parametrize("line, message", [
     ('DocumentRoot "/srv/httpd24/site"', "names /srv/httpd24/site by its path, which the configtest cannot check "
                                          "-> write ${HTTPD24_CONTENT}/site"),

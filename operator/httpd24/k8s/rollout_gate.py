@@ -177,10 +177,12 @@ def _content_name(absolute: str) -> str | None:
     return absolute[len(CONTENT_DIR) + 1:].split("/", 1)[0] or None
 
 
-def _content_problem(item, content: tuple[str, ...], where: str, stand_ins: dict[str, bytes]) -> str | None:
+def _content_problem(key: str, args: list[str], written: list[str], content: tuple[str, ...], where: str,
+                     stand_ins: dict[str, bytes]) -> str | None:
     """What is wrong with a line that checks a path under :data:`CONTENT_DIR` at ``-t``, or None after putting
-    the stand-in its check needs into ``stand_ins`` (bundle-relative name -> bytes)."""
-    for path in _checked_paths(item.key, item.args):
+    the stand-in its check needs into ``stand_ins`` (bundle-relative name -> bytes). ``args`` are substituted,
+    ``written`` as in the file."""
+    for path in _checked_paths(key, args):
         absolute = posixpath.normpath(posixpath.join(mainconf.SERVER_ROOT, path))
         if not (absolute + "/").startswith(CONTENT_DIR + "/"):
             continue
@@ -189,23 +191,24 @@ def _content_problem(item, content: tuple[str, ...], where: str, stand_ins: dict
             listed = ", ".join(content) or "none"
             return (f"{where}: checks {absolute}, but no spec.content volume is named {name or '(none)'} (spec.content: "
                     f"{listed}) -> add the volume to spec.content, or name a path of one")
-        if item.key == "iffile":
+        if key == "iffile":
             return (f"{where}: whether {absolute} exists is known only in the pods (the configtest does not read "
                     f"content volumes) -> test a file of the ConfigMap instead, or remove the <IfFile>")
-        if "${" + CONTENT_VARIABLE + "}" not in " ".join(item.node.args):
+        if "${" + CONTENT_VARIABLE + "}" not in " ".join(written):
             return (f"{where}: names {absolute} by its path, which the configtest cannot check -> write "
                     f"${{{CONTENT_VARIABLE}}}{relative} (the configtest maps it to stand-ins of the volume)")
         stand_in = mainconf.CONTENT_STAND_INS + relative
-        if item.key in DIRECTORY_PROBES:
+        if key in DIRECTORY_PROBES:
             stand_ins[f"{stand_in}/{mainconf.CONTENT_STAND_INS}"] = mainconf.CONTENT_PLACEHOLDER  # makes the directory
         else:
             stand_ins[stand_in] = mainconf.CONTENT_PLACEHOLDER
     return None
 
 
-def _macro_problems(item, main_modules: set[str]) -> list[str]:
+def _macro_problems(item, main_modules: set[str], content: tuple[str, ...], stand_ins: dict[str, bytes]) -> list[str]:
     """The lines of a ``<Macro>`` body (``Use`` expands them, then httpd acts on them) that would be refused,
-    and any line whose directive, or checked path, is a macro parameter (unknown until each ``Use``)."""
+    and any line whose directive, or checked path, is a macro parameter (unknown until each ``Use``).
+    Defines are substituted only after ``Use``, so ``${HTTPD24_CONTENT}`` is mapped here, for its stand-ins."""
     params = [p for p in item.args[1:] if p]
     problems = []
     vhosts = 0  # <VirtualHost> sections open in the body
@@ -234,7 +237,9 @@ def _macro_problems(item, main_modules: set[str]) -> list[str]:
             problems.append(f"{where}: ServerRoot is where httpd24 mounts the ConfigMap "
                             f"({mainconf.SERVER_ROOT}) -> remove the line")
         elif args:
-            problem = _line_problem(key, args, main_modules, where)
+            resolved = [a.replace("${" + CONTENT_VARIABLE + "}", CONTENT_DIR) for a in args] if content else args
+            problem = (_content_problem(key, resolved, args, content, where, stand_ins)
+                       or _line_problem(key, resolved, main_modules, where, content))
             if problem:
                 problems.append(problem)
     return problems
@@ -303,11 +308,11 @@ def outside_reads(files: dict[str, bytes], absolute_root: bool = True, content: 
                     f"relative paths would resolve elsewhere -> remove the line"
                 )
         elif item.key == "macro":
-            problems += _macro_problems(item, main_modules)
+            problems += _macro_problems(item, main_modules, content, stand_ins)
         elif item.key == "documentroot" and item.in_section("virtualhost") is not None:
             continue  # a virtual host's missing DocumentRoot is only a warning, which the gate drops (VHOST_ROOT_WARNING)
         else:
-            problem = _content_problem(item, content, where, stand_ins) or _line_problem(
+            problem = _content_problem(item.key, item.args, item.node.args, content, where, stand_ins) or _line_problem(
                 item.key, item.args, main_modules, where, content)
             absolute = None if problem or absolute_root else _absolute_in_root(item.key, item.args)
             if absolute:
