@@ -398,6 +398,36 @@ def test_unknown_directive_is_what_real_httpd_rejects(httpd):
     assert "Invalid command 'PassengerHighPerformance'" in result.output
 
 
+# Found by fuzzing: a section's name without its "<" made a directive that rules looking up sections by key
+# took for a section (lint and migrate crashed on `Directory /x` and `RequireAll`).
+@pytest.mark.parametrize("line", ["Directory /srv>", "RequireAll", "VirtualHost *:80", "Location /", "IfModule mod_x.c"])
+def test_a_section_name_written_as_a_directive_is_an_unknown_command(line):
+    text = f"<Directory /srv>\n    {line}\n    Order allow,deny\n    Allow from all\n</Directory>\n"
+    [finding] = findings(text, "HT406")
+    name = line.split()[0]
+    assert finding.line == 2 and f"it is a section: write <{name} ...> and close it with </{name}>" in finding.message
+    from httpd24.config import ConfigSet
+    from httpd24.engine import migrate
+
+    out = migrate(ConfigSet.from_mapping({"httpd.conf": text}, entry="httpd.conf")).files["httpd.conf"].decode()
+    assert f"    {line}\n    Require all granted\n</Directory>\n" in out  # kept for a person; the rest migrated
+
+
+@pytest.mark.apache
+def test_a_section_name_written_as_a_directive_is_what_real_httpd_rejects(httpd):
+    result = configtest({"u.conf": "Directory /srv\n"}, "u.conf", ["mpm_event_module"], httpd=httpd)
+    assert not result.ok and "Invalid command 'Directory'" in result.output
+
+
+def test_section_only_keys_are_the_module_tables_sections_that_are_no_directive():
+    from httpd24.apache import table
+    from httpd24.config.nodes import SECTION_ONLY_KEYS
+
+    names = {d.name.lower() for d in table.directives()}
+    sections = {n[1:] for n in names if n.startswith("<")}
+    assert SECTION_ONLY_KEYS == sections - {n for n in names if not n.startswith("<")}
+
+
 def test_module_not_loaded_by_a_later_pass_joins_the_first_block():
     """HT105 writes a `Header` line in the first pass; mod_headers is loaded in the second, under the
     same comment (one block of lines the migration added, which the source judgement skips)."""

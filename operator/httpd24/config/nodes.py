@@ -103,6 +103,24 @@ class Comment(Node):
         return f"Comment({self.raw!r})"
 
 
+#: Names httpd 2.4 knows only as sections (``<Directory /x>``; ``<LuaHook...>`` and ``<MDomain>`` are directives too).
+#: To httpd a line ``Directory /x`` is an unknown command, so its key gets :data:`NOT_A_SECTION` in front:
+#: nothing that looks sections up by key (``directory``) takes it for one, and rules still see it, by
+#: name, as the unknown directive it is. ``tests/engine`` keeps this in step with the module table.
+SECTION_ONLY_KEYS = frozenset({
+    "authnprovideralias", "authzprovideralias", "directory", "directorymatch", "else", "elseif", "files",
+    "filesmatch", "if", "ifdefine", "ifdirective", "iffile", "ifmodule", "ifsection", "ifversion", "limit",
+    "limitexcept", "location", "locationmatch", "macro", "mdomainset", "proxy", "proxymatch",
+    "requireall", "requireany", "requirenone", "virtualhost",
+})
+NOT_A_SECTION = "not-a-section:"
+
+
+def _directive_key(name: str, section: bool) -> str:
+    key = name.lower()
+    return NOT_A_SECTION + key if key in SECTION_ONLY_KEYS and not section else key
+
+
 class Directive(Node):
     """A directive line: ``Name arg1 "arg 2"``.
 
@@ -127,7 +145,7 @@ class Directive(Node):
     ) -> None:
         self.raw = raw
         self._name = name
-        self.key = name.lower()
+        self.key = _directive_key(name, isinstance(self, Section))
         self.args = args
         self.raw_args = raw_args
         self.indent = indent
@@ -144,7 +162,7 @@ class Directive(Node):
     def name(self, value: str) -> None:
         # ``key`` is what every rule matches on: computed once, not per lookup.
         self._name = value
-        self.key = value.lower()
+        self.key = _directive_key(value, isinstance(self, Section))
 
     def render_into(self, out: list[str]) -> None:
         out.append(self.raw)

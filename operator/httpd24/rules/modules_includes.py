@@ -9,6 +9,7 @@ import posixpath
 from ..apache import table
 from ..config import Item, Node, edit, is_wildcard, module_identifier
 from ..config.target import REMOVED_IN_24
+from ..config.nodes import NOT_A_SECTION
 from ..engine import Applicability, Rule, Severity, register
 from ..engine.modules import CONFIGTEST, DEBIAN_BUILTIN, DEBIAN_MODULE_DIR, STARTUP, required_modules
 from ..engine.source import MIGRATION_LOADS, loaded_by_migration
@@ -601,7 +602,10 @@ class UnknownDirective(Rule):
             name = item.node.name
             lower = name.lower().lstrip("<")
             module = next((m for p, m in THIRD_PARTY_PREFIXES if m and lower.startswith(p)), "")
-            hint = f"it belongs to {module}" if module else "a third-party module or a typo"
+            if item.key.startswith(NOT_A_SECTION):
+                hint = f"it is a section: write <{name} ...> and close it with </{name}>"
+            else:
+                hint = f"it belongs to {module}" if module else "a third-party module or a typo"
             if third_party:
                 yield self.finding(
                     item,
