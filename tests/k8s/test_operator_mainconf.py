@@ -275,6 +275,14 @@ def test_gate_never_runs_programs(httpd, tmp_path):  # noqa: F811
     assert not result.ok and "runs a program" in result.output
 
 
+def test_an_include_cycle_is_refused_with_its_line_not_raised():
+    # Found by fuzzing outside_reads: the cycle raised out of it (the operator's plan refuses it first today).
+    from httpd24.k8s.rollout_gate import outside_reads
+
+    assert outside_reads(_bundle(b"ServerAdmin a@example.org\nInclude httpd.conf\n")) == [
+        "httpd.conf:2: Include cycle: httpd24-main.conf -> httpd.conf -> httpd.conf; remove one of these Include lines"]
+
+
 def test_probe_paths_allowed_in_the_bundle_the_image_and_the_pods_empty_dirs():
     from httpd24.k8s.rollout_gate import outside_reads
 

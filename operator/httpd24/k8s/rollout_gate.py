@@ -34,7 +34,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from .. import apache
-from ..config import DEFAULT_TARGET, ConfigSet, Liveness
+from ..config import DEFAULT_TARGET, ConfigSet, Liveness, ParseError
 from ..config.parser import tokenize
 from . import mainconf
 from .models_server import CONTENT_DIR, CONTENT_VARIABLE, MAIN_KEY
@@ -295,7 +295,10 @@ def outside_reads(files: dict[str, bytes], absolute_root: bool = True, content: 
     problems = [f"{e.file}:{e.line}: {e.reason}" for e in configset.errors]
     if problems:
         return problems
-    view = configset.view(DEFAULT_TARGET)
+    try:
+        view = configset.view(DEFAULT_TARGET)
+    except ParseError as error:  # an Include cycle, or sections nested too deep across Includes
+        return [f"{error.file}:{error.line}: {error.reason}"]
     main_modules = {i.args[0] for i in view.items if i.file == MAIN_KEY and i.key == "loadmodule" and i.args}
     for item in view.items:
         if item.live is Liveness.DEAD or (item.file != MAIN_KEY and not item.via) or not item.args:
