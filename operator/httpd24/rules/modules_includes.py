@@ -555,8 +555,10 @@ class UnknownDirective(Rule):
     Finds directives that no module of httpd 2.4 provides (the directive
     table generated from the real binary) and that no other rule explains:
     directives of third-party modules (mod_wsgi, Passenger, mod_perl, ...),
-    and typos. Directives inside `<IfModule>` of a module the configuration
-    does not load are not reported: httpd skips them.
+    typos, and a section's name written without its `<` (`Directory /srv`,
+    which httpd reads as an unknown command too). Directives inside
+    `<IfModule>` of a module the configuration does not load are not
+    reported: httpd skips them.
 
     ## Why is this bad?
     2.4 refuses to start: "Invalid command 'WSGIScriptAlias', perhaps
