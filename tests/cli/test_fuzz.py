@@ -23,7 +23,7 @@ PIECES = [
     "</IfVersion>", "KeepAlive 5", "<Limit GET>", "</Limit>", "AuthMerging Or", '<If "true">', "</If>",
     "# httpd24: ignore=HT1,HT5", "# httpd24: ignore-file=HT501", "# httpd24: ignore=", "Define X", "UnDefine X",
     "<IfDefine !X>", "</IfDefine>", "<IfModule mod_x.c>", "</IfModule>", "LoadModule x_module modules/mod_x.so",
-    "Include /", "IncludeOptional ../*",
+    "Include /", "IncludeOptional ../*", "Directory /x", "RequireAll", "VirtualHost *:80",
 ]
 
 
