@@ -231,6 +231,28 @@ def test_hybrid_ah01797_example(httpd, access):
     assert {b for q, (_a, b) in report.statuses.items() if q.path == "/server-status"} == {403}
 
 
+#: An AuthMerging alone, which the translation turns into `Require all granted` there: an `AuthMerging Or` written into
+#: the Location would then grant every request under it (seed 605110615, index 345 of the mixed run). No single 2.4
+#: form answers as today for /a and /a.log alike, so the Location needs a person.
+AUTHMERGING_ALONE = (DOCROOT + "<Directory />\n    AuthMerging Or\n</Directory>\n<FilesMatch \"\\.log$\">\n"
+                     f"    Order deny,allow\n    Allow from 127.0.0.2\n    Satisfy any\n{AUTH}    Require valid-user\n"
+                     f"</FilesMatch>\n<Location /a>\n{AUTH}    Require user alice\n</Location>\n")
+
+
+def test_an_authmerging_alone_is_not_taken_for_nothing_inherited(httpd):
+    result = migrate(configset(AUTHMERGING_ALONE))
+    assert not result.changed
+    [location] = [f for f in result.remaining if f.code == "HT502" and f.message.startswith("<Location /a>")]
+    assert location.fix is None and "its meaning depends on which other sections apply" in location.message
+    # What the AuthMerging Or that was written answered, against today's answers on 2.4 with mod_access_compat:
+    written = AUTHMERGING_ALONE.replace("<Directory />\n    AuthMerging Or\n", "<Directory />\n    Require all granted\n")
+    written = written.replace("    Order deny,allow\n    Allow from 127.0.0.2\n    Satisfy any\n", "").replace(
+        "    Require valid-user\n", "    <RequireAny>\n        Require ip 127.0.0.2\n        Require valid-user\n"
+        "    </RequireAny>\n").replace("    Require user alice\n", "    AuthMerging Or\n    Require user alice\n")
+    report = differential.compare(AUTHMERGING_ALONE, configset(written), name="authmerging alone", httpd=httpd)
+    assert not report.ok and report.statuses  # the test can tell: that form opened /a to everyone
+
+
 #: Mixed configurations with a section that sets AuthType where no Require applies: 2.4 with
 #: mod_access_compat answers 500 there today (AH01627), and the migration must keep that answer, across
 #: all of its passes, until a person adds the Require lines the section needs.

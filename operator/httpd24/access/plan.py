@@ -508,11 +508,12 @@ def merges_in_order(d: Scope, model: Model) -> bool:
 
 
 def _gets_require_all_granted(scope: Scope) -> bool:
-    """An AuthType-only section, which the translation gives ``Require all granted`` (HT504): on
-    2.4 it has a Require tree the 2.2 meaning of what precedes a later section does not show, so
-    an AuthMerging written there would combine with it (seed 5, index 83 of the random run)."""
+    """A section with AuthType or AuthMerging but no access lines, which the translation may give
+    ``Require all granted`` (HT504; the hybrid plan of an AuthMerging alone): on 2.4 it has a Require
+    tree the meaning of what precedes a later section does not show, so an AuthMerging written there
+    would combine with it (seed 5, index 83 of the random run; seed 605110615, index 345 of the mixed one)."""
     own = scope.own
-    return own.authtype is not None and own.requires is None and own.authz is None and not own.has_compat
+    return (own.authtype is not None or own.authmerging is not None) and not own.has_access
 
 
 def chains(d: Scope, model: Model) -> list[list[Scope]] | None:
