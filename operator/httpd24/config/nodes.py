@@ -106,7 +106,8 @@ class Comment(Node):
 #: Names httpd 2.4 knows only as sections (``<Directory /x>``; ``<LuaHook...>`` and ``<MDomain>`` are directives too).
 #: To httpd a line ``Directory /x`` is an unknown command, so its key gets :data:`NOT_A_SECTION` in front:
 #: nothing that looks sections up by key (``directory``) takes it for one, and rules still see it, by
-#: name, as the unknown directive it is. ``tests/engine`` keeps this in step with the module table.
+#: name, as the unknown directive it is. A test in ``tests/rules/test_modules_includes.py`` keeps the
+#: list in step with the module table.
 SECTION_ONLY_KEYS = frozenset({
     "authnprovideralias", "authzprovideralias", "directory", "directorymatch", "else", "elseif", "files",
     "filesmatch", "if", "ifdefine", "ifdirective", "iffile", "ifmodule", "ifsection", "ifversion", "limit",

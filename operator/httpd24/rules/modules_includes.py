@@ -8,8 +8,8 @@ import posixpath
 
 from ..apache import table
 from ..config import Item, Node, edit, is_wildcard, module_identifier
-from ..config.target import REMOVED_IN_24
 from ..config.nodes import NOT_A_SECTION
+from ..config.target import REMOVED_IN_24
 from ..engine import Applicability, Rule, Severity, register
 from ..engine.modules import CONFIGTEST, DEBIAN_BUILTIN, DEBIAN_MODULE_DIR, STARTUP, required_modules
 from ..engine.source import MIGRATION_LOADS, loaded_by_migration
