@@ -965,14 +965,19 @@ class Builder:
                 self.dbm_24_names = True  # 2.4's names for mod_authz_dbm (2.2: `group` with AuthDBMGroupFile)
 
     def finish(self) -> Model:
-        # .htaccess directories: known when a <Directory> names them. A set read from disk names its
-        # files relative to the server root (the directory given); a mapping's names may be absolute
-        # paths without their leading slash.
-        dirs = {s.dirpath for s in self.order if s.kind == "directory"}
+        # .htaccess directories: known when a <Directory> names them or one of their parents (other than
+        # `/`, which every path is under). A set read from disk names its files relative to the server
+        # root (the directory given); a mapping's names may be absolute paths without their leading slash.
+        dirs = {s.dirpath for s in self.order if s.kind == "directory" and s.dirpath is not None}
+        parents = tuple(d for d in dirs if d != "/")
+
+        def placed(path: str | None) -> bool:
+            return path is not None and (path in dirs or path.startswith(parents))
+
         for scope in self.order:
             if scope.kind == "htaccess":
                 on_disk = normalize_dir(self._absolute(posixpath.dirname(scope.file)))
-                scope.dirpath = on_disk if on_disk in dirs else scope.dirpath if scope.dirpath in dirs else None
+                scope.dirpath = on_disk if placed(on_disk) else scope.dirpath if placed(scope.dirpath) else None
         # 2.2 could not read 2.4's lines, so a configuration with both runs on 2.4 + mod_access_compat, and
         # one with such a line outside every branch 2.2 may skip runs on 2.4 (with or without the module);
         # so does one that loads a module 2.2 never had (httpd24.engine.source).

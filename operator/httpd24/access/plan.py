@@ -454,8 +454,10 @@ def _predecessors_scan(d: Scope, model: Model) -> tuple[list[Scope], list[Scope]
 
 
 def _may_precede_unplaced(p: Scope, d: Scope) -> bool:
-    """An .htaccess whose directory is unknown may lie under any <Directory>, however deep."""
-    return d.kind == "htaccess" and d.dirpath is None and p.kind in ("directory", "htaccess") and p.dirpath is not None
+    """An .htaccess whose directory is unknown may lie under any <Directory>, however deep, and under
+    any other .htaccess (placed or not)."""
+    return d.kind == "htaccess" and d.dirpath is None and (
+        p.kind == "htaccess" or p.kind == "directory" and p.dirpath is not None)
 
 
 def _classify(candidates, d: Scope, model: Model) -> tuple[list[Scope], list[Scope]]:
@@ -471,8 +473,8 @@ def _classify(candidates, d: Scope, model: Model) -> tuple[list[Scope], list[Sco
                 certain.append(p)
             elif p.kind == "directory" and p.dirpath == "/" and _vhost_ok(p, d):
                 certain.append(p)
-            elif p.kind in ("directory", "htaccess") and p.dirpath is not None and _vhost_ok(p, d):
-                uncertain.append(p)
+            elif (p.kind == "htaccess" or p.kind == "directory" and p.dirpath is not None) and _vhost_ok(p, d):
+                uncertain.append(p)  # an unplaced .htaccess too: either file may lie below the other
             continue
         if not may_meet(p, d, model):
             continue
