@@ -247,13 +247,25 @@ def test_htaccess_lines_inside_limit_or_ifmodule_are_the_file_s_own(wrapper):
 
 @pytest.mark.parametrize(
     "line",
-    ["Allow from example.org/24", "Deny 10.0.0.1", "Allow from 10.0.0.0/33", "Order deny, allow", "Satisfy some"],
+    ["Allow from example.org/24", "Deny 10.0.0.1", "Allow from 10.0.0.0/33", "Order deny, allow", "Satisfy some",
+     "Order deny,allow extra", "Order allow,deny # open to all"],
 )
 def test_ht506_invalid(line):
     text = f"<Directory /srv>\n    {line}\n</Directory>\n"
     [finding] = findings(text, "HT506")
     assert finding.line == 2 and "refuses to start" in finding.message
     assert all(f.fix is None for f in findings(text, "HT501"))
+
+
+@pytest.mark.apache
+def test_httpd_refuses_an_order_line_with_more_than_its_argument(httpd):
+    """What HT506 says of `Order allow,deny # open to all`: httpd has no comment after a directive."""
+    from httpd24 import apache
+
+    modules = ["mpm_event_module", "authz_core_module", "authz_host_module", "access_compat_module"]
+    text = "<Directory /srv>\n    Order allow,deny # open to all\n</Directory>\n"
+    result = apache.configtest({"site.conf": text}, "site.conf", modules, httpd=httpd)
+    assert not result.ok and "one argument" in result.output, result.output
 
 
 OUTSIDE_A_SECTION = {

@@ -9,7 +9,7 @@ from . import expr as X
 from .model import OTHER, Effective, Host, Methods, Scope, build
 from .plan import (
     GROUP_MERGE_REASON, ScopePlan, chains, inherited, merge, merges_in_order, methods_of,
-    shadowed_in_some_context, shadowed_reason, shadowed_with_later, too_complex,
+    shadowed_in_some_context, shadowed_reason, shadowed_with_later, shared_lines, too_complex,
 )
 from .worlds import make_plan
 
@@ -227,8 +227,13 @@ def normalize_notes(configset: ConfigSet, target: Target | None = None, *,
                              f"(HT507); 2.4 + mod_access_compat reads them so")
                 break
     work: list[tuple[Scope, str, Item | None, list[Item]]] = []
+    shared = shared_lines(model)
     for d in model.scopes:
         own = d.own
+        if shared and any(id(i.node) in shared for items in own.items.values() for i in items):
+            notes.append(f"{d.file}:{d.line}: {d.label}: its access lines are in a file other sections include "
+                         "too, so they are left as written")
+            continue
         wants_authtype = own.authtype is not None and own.requires is None
         if not own.has_compat and not wants_authtype and own.requires is None:
             continue

@@ -50,8 +50,15 @@ OTHER = "*"
 
 
 def method_name(name: str) -> str:
-    name = name.upper()
+    """The method as httpd numbers it: names are case-sensitive (``<Limit get>`` registers a method
+    ``get`` of its own, and leaves GET alone), and HEAD is GET."""
     return "GET" if name == "HEAD" else name
+
+
+def registered(name: str) -> bool:
+    """Whether httpd knows the method without a ``<Limit>`` registering it: 2.4's ``Require method``
+    refuses any other ("Invalid Method")."""
+    return name in KNOWN_METHODS or name == "HEAD"
 
 
 @dataclass(frozen=True)
@@ -919,6 +926,9 @@ class Builder:
             value = (args[0].lower() if args else "")
             if value not in ("deny,allow", "allow,deny", "mutual-failure"):
                 own.errors.append((item, "unknown order"))
+                return
+            if len(args) > 1:  # a trailing `# comment` too: httpd has no comments after a directive
+                own.errors.append((item, "Order takes one argument, 'allow,deny', 'deny,allow', or 'mutual-failure'"))
                 return
             host = own.host or Host()
             own.host = replace(host, orders=host.orders + ((value, methods),))

@@ -35,6 +35,7 @@ from .model import (
     WALK_GROUPS,
     _dir_under,
     _has_wildcard,
+    registered,
     fold,
     merge,
     method_name,
@@ -1051,6 +1052,7 @@ def _make_plan(model: Model) -> Plan:
     methods = methods_of(model)
     plans: list[ScopePlan] = []
     invalid = [(s, item, message) for s in model.scopes for item, message in s.own.errors]
+    shared = shared_lines(model)
     # Only a configuration still all in 2.2 syntax: once HT508 wrote `Require dbm-group` (2.4 syntax) its
     # other `Require group` lines are 2.4's, and reading them as 2.2 again would translate them twice.
     dbm = mode == "2.2" and not model.has_compat and not model.has_24_syntax and uses_dbm_groups(model)
@@ -1078,8 +1080,58 @@ def _make_plan(model: Model) -> Plan:
             _, item, message = invalid[0]
             p.text, p.expr = None, None
             p.reason = f"{item.file}:{item.node.location.line}: {item.node.name} is invalid ({message})"
+        if p.text is not None and shared and (line := next(
+                (i for items in d.own.items.values() for i in items if id(i.node) in shared), None)) is not None:
+            p.text, p.expr = None, None
+            p.reason = (f"{line.file}:{line.node.location.line}: {line.file} is included by more than one section "
+                        f"({shared[id(line.node)]}), so one edit there changes all of them, while each needs its "
+                        "own translation: copy its lines into each section first")
+        if p.text is not None and (named := _unregistered_in(p.text, model)):
+            method, where = named
+            p.text, p.expr = None, None
+            known = method_name(method.upper())
+            case = f" (method names are case-sensitive: {method} is not {known})" if registered(known) else ""
+            p.reason = (f"{where}: <Limit> names {method}, a method httpd registers only because that section "
+                        f"names it{case}; 2.4's `Require method {method}` refuses it (\"Invalid Method\") once "
+                        "the <Limit> is gone: write the method httpd knows if that was meant, or keep the <Limit> "
+                        "section")
         plans.append(p)
     return Plan(model, mode, methods, plans)
+
+
+def shared_lines(model: Model) -> dict[int, str]:
+    """Access lines read more than once (a file several sections include), by node: where they are read."""
+    places: dict[int, list[str]] = {}
+    for scope in model.scopes:
+        for items in scope.own.items.values():
+            for item in items:
+                via = item.via[-1] if item.via else None
+                where = f"{via.document.name}:{via.location.line}" if via is not None else item.file
+                places.setdefault(id(item.node), []).append(where)
+    return {node: ", ".join(dict.fromkeys(found)) for node, found in places.items() if len(found) > 1}
+
+
+def _unregistered_in(text: str, model: Model) -> tuple[str, str] | None:
+    """(method, where a <Limit> names it) for a ``Require method`` line of ``text`` naming a method
+    httpd does not know by itself."""
+    for line in text.splitlines():
+        words = line.split()
+        if "method" not in words[:3] or words[0].lower() != "require":
+            continue
+        for name in words[words.index("method") + 1:]:
+            if not registered(name):
+                return name, _limit_naming(name, model)
+    return None
+
+
+def _limit_naming(method: str, model: Model) -> str:
+    for scope in model.scopes:
+        for items in scope.own.items.values():
+            for item in items:
+                for section in item.context:
+                    if section.key in ("limit", "limitexcept") and method in section.args:
+                        return f"{item.file}:{section.location.line}"
+    return "a <Limit> section"
 
 
 # -- semantic comparison (used when renderings differ) ------------------------------------------
