@@ -673,8 +673,25 @@ def build_parser(operator: bool = True) -> argparse.ArgumentParser:
 _ONE_CONFIGURATION = frozenset({cmd_lint, cmd_migrate, cmd_modules})
 
 
+def _byte_faithful(stream):
+    """``stream`` (the process's stdout) writing UTF-8 with surrogateescape, whatever the locale says.
+
+    The engine reads a file's bytes as UTF-8 with surrogateescape, so a Latin-1 byte is a lone
+    surrogate; a strict stdout (LANG=en_US.UTF-8, PYTHONIOENCODING=utf-8) died on it, and an ASCII or
+    Latin-1 one would re-encode the file's UTF-8 text. Encoding it back the way it was decoded gives
+    the original bytes: ``migrate > new.conf`` is the file, byte for byte, whatever the terminal.
+    """
+    reconfigure = getattr(stream, "reconfigure", None)
+    if reconfigure is not None:
+        try:
+            reconfigure(encoding="utf-8", errors="surrogateescape")
+        except (ValueError, OSError):  # something was written already; keep it as it is
+            pass
+    return stream
+
+
 def main(argv: Sequence[str] | None = None, out=None, err=None) -> int:
-    out = out or sys.stdout
+    out = out or _byte_faithful(sys.stdout)
     err = err or sys.stderr
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(operator=argv[:1] == ["operator"])

@@ -227,3 +227,31 @@ def test_a_symbolic_link_loop_is_named(tmp_path):
     os.symlink("a.conf", tmp_path / "b.conf")
     code, _, err = run("lint", str(tmp_path / "a.conf"))
     assert code == 2 and f"{tmp_path}/a.conf: a symbolic link loop" in err
+
+
+# -- 8: bytes that are not UTF-8 come out as they went in -------------------------------------------
+def _cli_bytes(*argv, cwd=None, encoding="utf-8"):
+    """``httpd24 ARGV`` with stdout in the strict ``encoding`` a UTF-8 locale gives (PYTHONIOENCODING
+    as LANG=en_US.UTF-8 sets it, without Python's C-locale leniency): stdout and stderr as bytes."""
+    env = dict(os.environ, PYTHONPATH=os.path.abspath(OPERATOR), PYTHONIOENCODING=encoding)
+    return subprocess.run([sys.executable, "-m", "httpd24", *argv], capture_output=True, cwd=cwd, env=env, timeout=60)
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "ascii"])
+@pytest.mark.parametrize("argv, shown", [
+    (["lint", "--fail-on", "never"], b"/var/log/caf\xe9.log"),
+    (["lint", "--fail-on", "never", "--format", "github"], b"/var/log/caf\xe9.log"),
+    (["migrate", "--diff"], b"-RewriteLog /var/log/caf\xe9.log\n"),
+    (["migrate"], b"# caf\xe9 \xc3\xa9t\xc3\xa9\n"),
+])
+def test_latin1_bytes_in_a_file_come_out_unchanged_whatever_the_locale(tmp_path, argv, shown, encoding):
+    # The engine reads a file's bytes as UTF-8 with surrogateescape; a strict stdout then died with
+    # "internal error: UnicodeEncodeError ... surrogates not allowed" under LANG=en_US.UTF-8.
+    conf = tmp_path / "latin1.conf"
+    conf.write_bytes(b"# caf\xe9 \xc3\xa9t\xc3\xa9\nRewriteLog /var/log/caf\xe9.log\nMaxClients 1\n")
+    done = _cli_bytes(*argv, "latin1.conf", cwd=tmp_path, encoding=encoding)
+    assert b"internal error" not in done.stderr and done.returncode in (0, 1), done.stderr
+    assert shown in done.stdout
+    if argv == ["migrate"]:  # the migrated file, byte for byte: the comment's Latin-1 and UTF-8 alike
+        kept = conf.read_bytes().replace(b"RewriteLog /var/log/caf\xe9.log\n", b"")  # a log 2.4 cannot write
+        assert done.stdout == kept.replace(b"MaxClients", b"MaxRequestWorkers")
