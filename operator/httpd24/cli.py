@@ -14,6 +14,7 @@ import difflib
 import json
 import os
 import sys
+import tempfile
 from typing import Iterable, Sequence
 
 from . import __version__, inputs, report, settings
@@ -300,31 +301,47 @@ def _write(source: inputs.Source, migration: Migration, err) -> bool:
 
 def _replace_file(path: str, data: bytes, err) -> bool:
     """``path`` now holds ``data`` (atomically, with its owner, group and permissions), or it is left as
-    it was and False."""
+    it was and False.
+
+    The temporary file is a new one that :func:`tempfile.mkstemp` makes (O_EXCL, mode 0600) in the
+    file's directory, so that the rename is atomic: a fixed name was opened through whatever link
+    someone had put there, overwriting that link's target and then renaming the link over the file.
+    Its owner and mode are set through the descriptor and it is synced before the rename.
+    """
     path = os.path.realpath(path)  # through a link (Debian's mods-enabled/): the file, not the link, changes
-    tmp = path + ".httpd24.tmp"
+    directory, base = os.path.split(path)
+    tmp = None
     try:
         info = os.stat(path)
         if info.st_nlink > 1:
             # A new file renamed over this name would part it from its other hard links, which would keep
             # the old text: the one file they share is rewritten instead (not atomically).
             return _rewrite_in_place(path, data, err)
-        with open(tmp, "wb") as handle:
+        # A dot name: no `Include conf.d/*.conf` reads it if the process is killed before the rename.
+        fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=".httpd24.tmp", dir=directory)
+        with open(fd, "wb") as handle:
             handle.write(data)
-        try:  # before chmod: chown clears the set-id bits
-            os.chown(tmp, info.st_uid, info.st_gid)
-        except PermissionError:  # not root: the file is ours, and so is the group when we may give it
-            try:
-                os.chown(tmp, -1, info.st_gid)
-            except PermissionError:
-                pass
-        os.chmod(tmp, info.st_mode & 0o7777)
+            handle.flush()
+            try:  # before chmod: chown clears the set-id bits
+                os.fchown(fd, info.st_uid, info.st_gid)
+            except PermissionError:  # not root: the file is ours, and so is the group when we may give it
+                try:
+                    os.fchown(fd, -1, info.st_gid)
+                except PermissionError:
+                    pass
+            os.fchmod(fd, info.st_mode & 0o7777)
+            os.fsync(fd)
         os.replace(tmp, path)
+        tmp = None
     except OSError as error:
         err.write(f"httpd24: cannot write {path}: {error.strerror}; it is left as it was\n")
-        if os.path.isfile(tmp):  # our own half-written temp file, nothing else
-            os.unlink(tmp)
         return False
+    finally:
+        if tmp is not None:  # our own temp file, made above: nothing else has that name
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
     return True
 
 

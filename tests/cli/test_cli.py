@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import io
 import json
+import os
 import textwrap
 
 import pytest
@@ -207,7 +209,7 @@ def test_directory_with_manifests_reads_them_as_configmaps(tmp_path):
     assert "HT406" not in out
 
 
-def test_write_keeps_permissions_and_reports_unwritable_files(tmp_path):
+def test_write_keeps_permissions_and_reports_unwritable_files(tmp_path, monkeypatch):
     conf = tmp_path / "site.conf"
     conf.write_text("MaxClients 5\n")
     conf.chmod(0o640)
@@ -216,11 +218,16 @@ def test_write_keeps_permissions_and_reports_unwritable_files(tmp_path):
 
     other = tmp_path / "other.conf"
     other.write_text("MaxClients 5\n")
-    (tmp_path / "other.conf.httpd24.tmp").mkdir()  # the temp file cannot be made (as root too)
+
+    def full_disk(*args, **kwargs):  # the temp file's rename fails (as root too)
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "replace", full_disk)
     code, out, err = run("migrate", "--write", "--select", "HT101", str(other))
     assert code == 2 and f"cannot write {other}" in err and "left as it was" in err
     assert other.read_text() == "MaxClients 5\n"
     assert "internal error" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["other.conf", "site.conf"]  # no temp file left
 
 
 def test_binary_and_huge_files(tmp_path, monkeypatch):

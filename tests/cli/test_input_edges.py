@@ -255,3 +255,31 @@ def test_latin1_bytes_in_a_file_come_out_unchanged_whatever_the_locale(tmp_path,
     if argv == ["migrate"]:  # the migrated file, byte for byte: the comment's Latin-1 and UTF-8 alike
         kept = conf.read_bytes().replace(b"RewriteLog /var/log/caf\xe9.log\n", b"")  # a log 2.4 cannot write
         assert done.stdout == kept.replace(b"MaxClients", b"MaxRequestWorkers")
+
+
+# -- 9: --write makes its temporary file itself, and never writes over an edit ---------------------
+def test_write_never_follows_a_link_planted_where_its_temporary_file_was(tmp_path):
+    # The temporary file was a fixed a.conf.httpd24.tmp opened without O_EXCL: a link planted there made
+    # --write overwrite the link's target and then rename the link over a.conf.
+    (tmp_path / "victim").write_text("unrelated\n")
+    conf = tmp_path / "a.conf"
+    conf.write_text("MaxClients 5\n")
+    os.symlink("victim", tmp_path / "a.conf.httpd24.tmp")
+    code, _, err = run("migrate", "--write", "--select", "HT101", str(conf))
+    assert code == 0, err
+    assert (tmp_path / "victim").read_text() == "unrelated\n"
+    assert not conf.is_symlink() and conf.read_text() == "MaxRequestWorkers 5\n"
+    assert os.readlink(tmp_path / "a.conf.httpd24.tmp") == "victim"  # not ours: left alone
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.conf", "a.conf.httpd24.tmp", "victim"]
+
+
+def test_write_through_a_link_replaces_its_target_and_keeps_the_link(tmp_path):
+    (tmp_path / "real").mkdir()
+    (tmp_path / "real" / "site.conf").write_text("MaxClients 5\n")
+    (tmp_path / "real" / "site.conf").chmod(0o604)
+    os.symlink("real/site.conf", tmp_path / "site.conf")
+    assert run("migrate", "--write", "--select", "HT101", str(tmp_path / "site.conf"))[0] == 0
+    assert os.readlink(tmp_path / "site.conf") == "real/site.conf"
+    assert (tmp_path / "real" / "site.conf").read_text() == "MaxRequestWorkers 5\n"
+    assert ((tmp_path / "real" / "site.conf").stat().st_mode & 0o777) == 0o604
+    assert sorted(p.name for p in (tmp_path / "real").iterdir()) == ["site.conf"]
