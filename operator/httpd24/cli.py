@@ -263,8 +263,8 @@ def _configmap_yaml(source: inputs.Source, migration: Migration) -> str:
     Dumper.add_representer(
         _Block, lambda d, v: d.represent_scalar("tag:yaml.org,2002:str", v, style="|" if "\n" in v else None)
     )
-    with open(source.manifest, "rb") as handle:  # type: ignore[arg-type]
-        objects = inputs.load_manifest_objects(source.manifest or "", handle.read())
+    # The bytes read at the start: the objects the migration is of (standard input has no file to reopen).
+    objects = inputs.load_manifest_objects(source.manifest or source.label, source.manifest_data or b"")
     obj = dict(objects[source.manifest_index])
     obj["data"] = {
         name: _Block(data.decode("utf-8", "surrogateescape")) for name, data in sorted(migration.files.items())
@@ -272,36 +272,56 @@ def _configmap_yaml(source: inputs.Source, migration: Migration) -> str:
     return yaml.dump(obj, Dumper=Dumper, sort_keys=False, allow_unicode=True)
 
 
-def _write(source: inputs.Source, migration: Migration, err) -> bool:
+def _write(source: inputs.Source, migration: Migration, err, wrote: dict[str, bytes]) -> bool:
     """Write the changed files (each atomically, keeping its permissions); False if one could not be.
 
     A ConfigMap's manifest gets only its changed values replaced (:mod:`httpd24.manifest_edit`).
+    ``wrote``: what this run has written so far, by real path: a manifest of several ConfigMaps is
+    written once for each, and its own earlier write is not someone else's edit (:func:`_replace_file`).
     """
     if source.kind == "configmap":
         if not migration.changed or source.manifest is None:
             return True
         from . import manifest_edit
 
+        expected = wrote.get(os.path.realpath(source.manifest), source.manifest_data)
         try:
-            with open(source.manifest, encoding="utf-8", newline="") as handle:  # CRLF stays CRLF
-                text = handle.read()
+            with open(source.manifest, "rb") as handle:
+                raw = handle.read()
+            if expected is not None and raw != expected:
+                return _changed_meanwhile(source.manifest, err)
+            text = raw.decode("utf-8")  # bytes, not newline translation: CRLF stays CRLF
             values = {name: migration.files[name].decode("utf-8") for name in sorted(migration.changed)}
             new = manifest_edit.rewrite(source.manifest, text, source.manifest_index, values)
         except (OSError, UnicodeDecodeError, manifest_edit.ManifestEditError) as error:
             err.write(f"httpd24: {source.label}: not written: {error}\n")
             return False
-        return _replace_file(source.manifest, new.encode("utf-8"), err)
+        return _replace_file(source.manifest, new.encode("utf-8"), err, raw, wrote)
     ok = True
     for name in sorted(migration.changed):
         path = source.paths.get(name)
         if path is not None:
-            ok &= _replace_file(path, migration.files[name], err)
+            expected = wrote.get(os.path.realpath(path), migration.original.get(name))
+            ok &= _replace_file(path, migration.files[name], err, expected, wrote)
     return ok
 
 
-def _replace_file(path: str, data: bytes, err) -> bool:
+def _changed_meanwhile(path: str, err) -> bool:
+    """Say that ``path`` is not written because someone changed it after httpd24 read it; False."""
+    err.write(f"httpd24: {path}: changed while httpd24 ran; not written, so that change is kept: "
+              "rerun httpd24 on the file as it is now\n")
+    return False
+
+
+def _replace_file(path: str, data: bytes, err, expected: bytes | None = None,
+                  wrote: dict[str, bytes] | None = None) -> bool:
     """``path`` now holds ``data`` (atomically, with its owner, group and permissions), or it is left as
     it was and False.
+
+    ``expected``: the bytes the migration was made from. When the file no longer holds them (an editor
+    saved it while httpd24 ran) it is left alone: writing would lose that edit without a word. The
+    check is made after the temporary file is complete, just before the rename, so the window is the
+    rename's. ``wrote`` records what was written, by real path.
 
     The temporary file is a new one that :func:`tempfile.mkstemp` makes (O_EXCL, mode 0600) in the
     file's directory, so that the rename is atomic: a fixed name was opened through whatever link
@@ -316,7 +336,7 @@ def _replace_file(path: str, data: bytes, err) -> bool:
         if info.st_nlink > 1:
             # A new file renamed over this name would part it from its other hard links, which would keep
             # the old text: the one file they share is rewritten instead (not atomically).
-            return _rewrite_in_place(path, data, err)
+            return _rewrite_in_place(path, data, err, expected, wrote)
         # A dot name: no `Include conf.d/*.conf` reads it if the process is killed before the rename.
         fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=".httpd24.tmp", dir=directory)
         with open(fd, "wb") as handle:
@@ -331,8 +351,12 @@ def _replace_file(path: str, data: bytes, err) -> bool:
                     pass
             os.fchmod(fd, info.st_mode & 0o7777)
             os.fsync(fd)
+        if expected is not None and _read(path) != expected:
+            return _changed_meanwhile(path, err)
         os.replace(tmp, path)
         tmp = None
+        if wrote is not None:
+            wrote[path] = data
     except OSError as error:
         err.write(f"httpd24: cannot write {path}: {error.strerror}; it is left as it was\n")
         return False
@@ -352,9 +376,16 @@ def _need_a_person(migration: Migration) -> list[Finding]:
     return [f for f in migration.remaining if f.severity is not Severity.INFO]
 
 
-def _rewrite_in_place(path: str, data: bytes, err) -> bool:
+def _read(path: str) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
+def _rewrite_in_place(path: str, data: bytes, err, expected: bytes | None = None,
+                      wrote: dict[str, bytes] | None = None) -> bool:
     """``path`` overwritten with ``data``; on a failed write (a full disk) its old bytes are put back,
-    in the blocks they held, so that it is left as it was. Unbuffered, so no failed write lingers."""
+    in the blocks they held, so that it is left as it was. Unbuffered, so no failed write lingers.
+    Not written when it no longer holds ``expected`` (see :func:`_replace_file`)."""
 
     def put(handle, content: bytes) -> None:
         handle.seek(0)
@@ -366,6 +397,8 @@ def _rewrite_in_place(path: str, data: bytes, err) -> bool:
     try:
         with open(path, "r+b", buffering=0) as handle:
             old = handle.readall()
+            if expected is not None and old != expected:
+                return _changed_meanwhile(path, err)
             try:
                 put(handle, data)
             except OSError:
@@ -374,6 +407,8 @@ def _rewrite_in_place(path: str, data: bytes, err) -> bool:
     except OSError as error:
         err.write(f"httpd24: cannot write {path}: {error.strerror}; it is left as it was\n")
         return False
+    if wrote is not None:
+        wrote[path] = data
     return True
 
 
@@ -420,6 +455,7 @@ def cmd_migrate(args: argparse.Namespace, out, err) -> int:
     select, ignore = _split_codes(args.select), _split_codes(args.ignore)
     applicability = Applicability.SAFE if args.fix_level == "safe" else Applicability.PRESERVE
     would_change = needs_person = verify_failed = False
+    wrote: dict[str, bytes] = {}  # by real path: what --write wrote, so that a later write knows it
     progress = Progress(len(sources), "migrate")
     for source in sources:
         if _report_parse_errors(source, source.configset.errors, err):
@@ -444,7 +480,7 @@ def cmd_migrate(args: argparse.Namespace, out, err) -> int:
         elif args.diff:
             out.write(_diff(source, migration))
         elif args.write:
-            written = _write(source, migration, err)
+            written = _write(source, migration, err, wrote)
             failed |= not written
         elif source.kind == "configmap":
             out.write("---\n" + _configmap_yaml(source, migration))

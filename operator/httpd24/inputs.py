@@ -52,6 +52,8 @@ class Source:
     #: For ConfigMaps: the manifest file and the index of the object in it.
     manifest: str | None = None
     manifest_index: int = 0
+    #: For ConfigMaps: the manifest's bytes as read, what ``--write`` edits (and checks it still holds).
+    manifest_data: bytes | None = None
     #: Something the user should know about how the input was read (shown on stderr).
     note: str = ""
 
@@ -113,7 +115,8 @@ def _field(obj: dict, name: str, kind: type, where: str):
     return value
 
 
-def configmap_source(obj: dict, label: str, manifest: str | None = None, index: int = 0) -> Source:
+def configmap_source(obj: dict, label: str, manifest: str | None = None, index: int = 0,
+                     manifest_data: bytes | None = None) -> Source:
     """A ConfigMap object (as a dict) as a configuration set. Raises InputError on a field of the
     wrong shape (``metadata: web``), naming ``label`` and the field."""
     meta = _field(obj, "metadata", dict, label)
@@ -123,7 +126,8 @@ def configmap_source(obj: dict, label: str, manifest: str | None = None, index: 
     entry = _field(annotations, ENTRY_ANNOTATION, str, label) or "httpd.conf"
     server_root = _field(annotations, SERVER_ROOT_ANNOTATION, str, label) or DEFAULT_SERVER_ROOT
     configset = ConfigSet.from_mapping(files, entry=entry, server_root=server_root)
-    return Source(label, configset, prefix=label, kind="configmap", manifest=manifest, manifest_index=index)
+    return Source(label, configset, prefix=label, kind="configmap", manifest=manifest, manifest_index=index,
+                  manifest_data=manifest_data)
 
 
 def load(path: str, *, server_root: str | None = None, errors: list[InputError] | None = None) -> list[Source]:
@@ -200,7 +204,7 @@ def from_bytes(path: str, data: bytes, *, server_root: str | None = None, on_dis
             for index, obj in configmaps:
                 meta = _field(obj, "metadata", dict, path)
                 label = f"{path}[{meta.get('namespace', 'default')}/{meta.get('name', '?')}]"
-                sources.append(configmap_source(obj, label, path if on_disk else None, index))
+                sources.append(configmap_source(obj, label, path if on_disk else None, index, data))
             return sources
         if objects:
             # Other Kubernetes objects (an HttpdServer, a Deployment): nothing for us here.

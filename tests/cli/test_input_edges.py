@@ -283,3 +283,63 @@ def test_write_through_a_link_replaces_its_target_and_keeps_the_link(tmp_path):
     assert (tmp_path / "real" / "site.conf").read_text() == "MaxRequestWorkers 5\n"
     assert ((tmp_path / "real" / "site.conf").stat().st_mode & 0o777) == 0o604
     assert sorted(p.name for p in (tmp_path / "real").iterdir()) == ["site.conf"]
+
+
+def _edit_while_migrating(monkeypatch, path, edit):
+    """Between migrate's read and its write, ``edit`` changes ``path`` (as an editor saving it would)."""
+    import httpd24.cli as cli
+
+    original = cli.migrate
+
+    def migrate_then_edit(*args, **kwargs):
+        result = original(*args, **kwargs)
+        edit(path)
+        return result
+
+    monkeypatch.setattr(cli, "migrate", migrate_then_edit)
+
+
+def _append(line):
+    return lambda path: path.write_bytes(path.read_bytes() + line)
+
+
+@pytest.mark.parametrize("links", [1, 2], ids=["renamed-over", "hard-linked"])
+def test_write_keeps_an_edit_made_while_httpd24_ran(tmp_path, monkeypatch, links):
+    conf = tmp_path / "race.conf"
+    conf.write_text("MaxClients 5\n")
+    if links == 2:
+        os.link(conf, tmp_path / "other-name.conf")
+    _edit_while_migrating(monkeypatch, conf, _append(b"ServerName added\n"))
+    code, _, err = run("migrate", "--write", "--select", "HT101", str(conf))
+    assert conf.read_text() == "MaxClients 5\nServerName added\n"  # the edit is kept, nothing written over it
+    assert code == 2 and f"{conf}: changed while httpd24 ran" in err and "rerun" in err, err
+    assert "internal error" not in err and ": fixed " not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["race.conf"] + ["other-name.conf"] * (links - 1))
+
+
+def test_write_keeps_an_edit_made_to_a_manifest_while_httpd24_ran(tmp_path, monkeypatch):
+    manifest = tmp_path / "cm.yaml"
+    manifest.write_text("kind: ConfigMap\nmetadata: {name: web}\ndata:\n  httpd.conf: |\n    MaxClients 5\n")
+    _edit_while_migrating(monkeypatch, manifest, lambda p: p.write_text(p.read_text().replace("5", "7")))
+    code, _, err = run("migrate", "--write", "--select", "HT101", str(manifest))
+    assert "MaxClients 7" in manifest.read_text()
+    assert code == 2 and f"{manifest}: changed while httpd24 ran" in err, err
+
+
+def test_write_migrates_every_configmap_of_one_manifest(tmp_path):
+    # Each ConfigMap is a source of its own, written in turn: the second must see the first's write
+    # as httpd24's own, not as someone else's edit.
+    manifest = tmp_path / "cms.yaml"
+    one = "kind: ConfigMap\nmetadata: {name: %s}\ndata:\n  httpd.conf: |\n    MaxClients 5\n"
+    manifest.write_text(one % "a" + "---\n" + one % "b")
+    code, _, err = run("migrate", "--write", "--select", "HT101", str(manifest))
+    assert code == 0, err
+    assert manifest.read_text() == (one % "a" + "---\n" + one % "b").replace("MaxClients", "MaxRequestWorkers")
+
+
+def test_migrate_prints_a_manifest_read_from_standard_input(monkeypatch):
+    # The migrated ConfigMap was built by reopening the manifest's file, which standard input has not.
+    stdin(monkeypatch, "kind: ConfigMap\nmetadata: {name: w}\ndata:\n  httpd.conf: |\n    MaxClients 1\n")
+    code, out, err = run("migrate", "-q", "--stdin-filename", "cm.yaml", "-")
+    assert code == 0 and "internal error" not in err, err
+    assert "name: w" in out and "MaxRequestWorkers 1" in out and "MaxClients" not in out
