@@ -121,6 +121,7 @@ def _sources(
     on its own (``httpd24 lint httpd.conf conf.d/*.conf`` from a pre-commit hook reports each once).
     """
     sources: list[inputs.Source] = []
+    streams: set[int] = set()  # ids of the sources read from standard input or a pipe: no path to compare
     failed = False
     if list(paths).count("-") > 1:
         err.write("httpd24: - (standard input) can be given once\n")
@@ -143,7 +144,57 @@ def _sources(
             for name, reason in sorted(getattr(source.configset, "skipped", {}).items()):
                 err.write(f"httpd24: {source.display(name)}: not read ({reason})\n")
         sources.extend(loaded)
-    return _without_included(sources), failed
+        if inputs.is_stream(path):
+            streams.update(id(source) for source in loaded)
+    return _without_included(_read_once(sources, streams)), failed
+
+
+def _files_read(source: inputs.Source) -> frozenset[str]:
+    """What ``source`` reads, by real path: its files (a ConfigMap: its manifest and index)."""
+    if source.kind == "configmap":
+        if source.manifest is None:
+            return frozenset()
+        return frozenset({f"{os.path.realpath(source.manifest)}[{source.manifest_index}]"})
+    return frozenset(os.path.realpath(path) for path in source.paths.values())
+
+
+def _read_once(sources: list[inputs.Source], streams: set[int]) -> list[inputs.Source]:
+    """The sources but those whose files another argument reads already, so that each file is checked
+    (and written) once, in its widest context: the same path spelled twice (``x.conf ./x.conf``), a
+    file or directory inside a directory given too (``migrate --write DIR DIR/x.conf`` migrated x.conf
+    twice, and the later, out-of-context result was written over the first), the same manifest twice.
+
+    A source goes when another one reads all its files and more, or the same files and comes first.
+    Two file arguments are the same only when they are the same file: files that Include each other
+    read the same set, yet each is an entry (:func:`_without_included` decides between them).
+    Standard input and pipes are never compared: their text need not be the file's.
+    """
+    reads = {id(s): _files_read(s) for s in sources}
+    holding: dict[str, list[tuple[int, inputs.Source]]] = {}
+    for order, source in enumerate(sources):
+        if id(source) not in streams:
+            for path in reads[id(source)]:
+                holding.setdefault(path, []).append((order, source))
+    kept = []
+    for order, source in enumerate(sources):
+        mine = reads[id(source)]
+        if id(source) in streams or not mine:
+            kept.append(source)
+            continue
+        anchor = os.path.realpath(source.label) if source.kind == "file" else next(iter(mine))
+        covered = False
+        for other_order, other in holding.get(anchor, ()):
+            if other is source or (source.kind == "configmap") != (other.kind == "configmap"):
+                continue
+            if source.kind == "file" and other.kind == "file" and os.path.realpath(other.label) != anchor:
+                continue
+            theirs = reads[id(other)]
+            if mine <= theirs and (mine != theirs or other_order < order):
+                covered = True
+                break
+        if not covered:
+            kept.append(source)
+    return kept
 
 
 def _without_included(sources: list[inputs.Source]) -> list[inputs.Source]:

@@ -326,3 +326,45 @@ def test_modules_for_debians_module_directory_leave_out_what_its_binary_compiles
     checked = subprocess.run([httpd.binary, "-t", "-f", str(main)], env=httpd.env(tmp_path / "run"),
                              capture_output=True, text=True, timeout=60)
     assert checked.returncode == 0, checked.stderr
+
+
+# -- the same file by two arguments is read once, in its widest context --------------------------
+@pytest.fixture
+def dup(tmp_path):
+    """A directory whose x.conf holds access lines only its Include inside <Directory> gives a context."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "httpd.conf").write_text("<Directory /srv>\nInclude x.conf\n</Directory>\n")
+    (site / "x.conf").write_text("MaxClients 1\nOrder allow,deny\nAllow from all\n")
+    return site
+
+
+def test_write_of_a_directory_and_a_file_in_it_writes_the_file_in_its_context(dup, tmp_path):
+    # `migrate --write DIR DIR/x.conf` migrated x.conf twice: the second, out of context, wrote over the first.
+    alone = tmp_path / "alone"
+    shutil.copytree(dup, alone)
+    run("migrate", "--write", str(alone))
+    code, _, err = run("migrate", "--write", str(dup), str(dup / "x.conf"))
+    assert "internal error" not in err
+    assert (dup / "x.conf").read_text() == (alone / "x.conf").read_text()
+    assert "Require all granted" in (dup / "x.conf").read_text()
+    assert run("migrate", "--check", str(dup))[0] == 0
+
+
+@pytest.mark.parametrize("argv", [
+    ["x.conf", "x.conf", "./x.conf"],
+    [".", "x.conf"],
+    ["x.conf", "."],
+    [".", "./"],
+])
+def test_a_file_given_twice_or_inside_a_directory_given_is_reported_once(dup, argv):
+    code, out, err = run("lint", "--fail-on", "never", *argv, cwd=dup)
+    # The same line of the same file, however its path is spelled, is one finding.
+    found = [(os.path.realpath(os.path.join(dup, where)), code) for where, code in codes(out)]
+    assert ("%s:1" % (dup / "x.conf"), "HT101") in found and len(found) == len(set(found)), out
+
+
+def test_a_manifest_given_twice_is_reported_once(tmp_path):
+    (tmp_path / "cm.yaml").write_text("kind: ConfigMap\nmetadata: {name: w}\ndata:\n  httpd.conf: |\n    MaxClients 1\n")
+    code, out, err = run("lint", "--fail-on", "never", "cm.yaml", "./cm.yaml", str(tmp_path / "cm.yaml"), cwd=tmp_path)
+    assert len(out.splitlines()) == 1 and "HT101" in out, out
