@@ -574,6 +574,9 @@ def cmd_modules(args: argparse.Namespace, out, err) -> int:
 
     sources, failed = _sources(args.paths, err, args.stdin_filename, args.server_root)
     target = _target(args)
+    # --format json: one list, one object per configuration, for one as for several (printed at the
+    # end: objects printed one after another are no JSON document).
+    documents: list[dict] = []
     for source in sources:
         if _report_parse_errors(source, source.configset.errors, err):
             failed = True
@@ -588,18 +591,15 @@ def cmd_modules(args: argparse.Namespace, out, err) -> int:
             failed |= _report_parse_errors(source, [error], err)
             continue
         if args.format == "json":
-            out.write(json.dumps(
-                {
-                    "source": source.label,
-                    "modules": [
-                        {"name": m.name, "file": m.file, "so": m.so, "when": m.when,
-                         "reasons": [r._asdict() for r in m.reasons]}
-                        for m in requirements.modules
-                    ],
-                    "unused": list(requirements.unused),
-                },
-                indent=2,
-            ) + "\n")
+            documents.append({
+                "source": source.label,
+                "modules": [
+                    {"name": m.name, "file": m.file, "so": m.so, "when": m.when,
+                     "reasons": [r._asdict() for r in m.reasons]}
+                    for m in requirements.modules
+                ],
+                "unused": list(requirements.unused),
+            })
             continue
         if len(sources) > 1:
             out.write(f"# {source.label}\n")
@@ -618,6 +618,8 @@ def cmd_modules(args: argparse.Namespace, out, err) -> int:
                 out.write(f"# {module.name}: {reasons}\n")
         for name in requirements.unused:
             err.write(f"{source.label}: {name} is loaded but nothing in the configuration uses it\n")
+    if args.format == "json":
+        out.write(json.dumps(documents, indent=2) + "\n")
     return 2 if failed else 0
 
 

@@ -339,6 +339,24 @@ def test_modules_why_names_each_reason_once(tmp_path):
     assert len(reasons) == len(set(reasons)) and any("site.conf:2 Require all granted" in r for r in reasons), why
 
 
+def test_modules_json_is_one_document_however_many_configurations(tmp_path):
+    # Two configurations printed two JSON objects one after the other: no JSON reader takes that.
+    (tmp_path / "a.conf").write_text("<Directory /srv>\n    Require all granted\n</Directory>\n")
+    (tmp_path / "b.conf").write_text("RewriteEngine on\n")
+    (tmp_path / "broken.conf").write_text("<Directory /srv>\n")
+    code, out, _ = run("modules", "--format", "json", "a.conf", "b.conf", cwd=tmp_path)
+    assert code == 0
+    a, b = json.loads(out)
+    assert (a["source"], b["source"]) == ("a.conf", "b.conf")
+    assert "authz_core_module" in [m["name"] for m in a["modules"]]
+    assert "rewrite_module" in [m["name"] for m in b["modules"]]
+    code, out, _ = run("modules", "--format", "json", "a.conf", cwd=tmp_path)
+    [alone] = json.loads(out)  # the same shape for one: a script need not count its arguments
+    assert alone == a
+    code, out, _ = run("modules", "--format", "json", "broken.conf", cwd=tmp_path)
+    assert code == 2 and json.loads(out) == []
+
+
 def test_modules_loaded_before_the_configuration_are_not_asked_for(tmp_path):
     """A build with mod_unixd compiled in (Debian's): ``--module mod_unixd.c`` says so, and HT404 must
     not ask for a LoadModule that such a server refuses."""
