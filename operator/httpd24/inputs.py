@@ -67,7 +67,13 @@ def _is_manifest(path: str) -> bool:
     return path.endswith((".yaml", ".yml", ".json"))
 
 
-def load_manifest_objects(path: str, data: bytes) -> list[dict]:
+#: How a manifest's document that is no Kubernetes object is named in an error.
+_SHAPES = {list: "a list", str: "a string", int: "a number", float: "a number", bool: "a boolean"}
+
+
+def load_manifest_objects(path: str, data: bytes, others: list[str] | None = None) -> list[dict]:
+    """The Kubernetes objects (mappings) of a manifest, a List's items in its place. ``others``: where
+    the documents that are no object go, named (``a list``), for the error that says so."""
     text = data.decode("utf-8", "replace")
     if path.endswith(".json"):
         try:
@@ -100,7 +106,35 @@ def load_manifest_objects(path: str, data: bytes) -> list[dict]:
             else:
                 expanded.append(obj)
         objects = expanded
+    if others is not None:
+        others.extend(_SHAPES.get(type(o), f"a {type(o).__name__}") for o in objects if not isinstance(o, dict))
     return [o for o in objects if isinstance(o, dict)]
+
+
+def _no_configmap(path: str, objects: list[dict], others: list[str]) -> InputError | None:
+    """Why a manifest holds no ConfigMap to check, or None when that is as it should be in a directory
+    (other objects, such as the HttpdServer next to its ConfigMap, or an empty file).
+
+    ``kind: Configmap`` (kinds are case-sensitive) is always an error: the webhooks never see that
+    object as a ConfigMap, and a check that passes it silently passes nothing.
+    """
+    kinds = [o.get("kind") for o in objects]
+    typos = [k for k in kinds if isinstance(k, str) and k.lower() == "configmap" and k != "ConfigMap"]
+    if typos:
+        return InputError(f"{path}: no ConfigMap in this manifest: kind: {typos[0]} is not ConfigMap (kinds are "
+                          "case-sensitive); fix the kind")
+    if others:
+        return InputError(f"{path}: no ConfigMap in this manifest: it holds {', '.join(dict.fromkeys(others))}, "
+                          "not a Kubernetes object; pass a ConfigMap manifest, a configuration file or a directory")
+    return None
+
+
+def _holding(objects: list[dict]) -> str:
+    """What a manifest without a ConfigMap holds, for its error: its objects' kinds, or that it is empty."""
+    if not objects:
+        return "it is empty"
+    kinds = [o.get("kind") if isinstance(o.get("kind"), str) else "an object without kind" for o in objects]
+    return "it holds " + ", ".join(dict.fromkeys(kinds))
 
 
 def _field(obj: dict, name: str, kind: type, where: str):
@@ -130,12 +164,14 @@ def configmap_source(obj: dict, label: str, manifest: str | None = None, index: 
                   manifest_data=manifest_data)
 
 
-def load(path: str, *, server_root: str | None = None, errors: list[InputError] | None = None) -> list[Source]:
+def load(path: str, *, server_root: str | None = None, errors: list[InputError] | None = None,
+         alone: bool = True) -> list[Source]:
     """The configurations a command-line path holds. Raises InputError with what to do.
 
     ``server_root``: where a file's relative Includes resolve (default: :func:`.disk.find_server_root`).
     ``errors``: where a directory's manifests that cannot be read go, so that the rest of the
     directory is still checked (without it, the first is raised).
+    ``alone``: the path was given itself, not found in a directory (see :func:`from_bytes`).
     """
     try:
         info = os.stat(path)
@@ -163,7 +199,7 @@ def load(path: str, *, server_root: str | None = None, errors: list[InputError] 
             data = handle.read()
     except OSError as error:
         raise InputError(f"{path}: cannot read ({error.strerror})")
-    return from_bytes(path, data, server_root=server_root, on_disk=True)
+    return from_bytes(path, data, server_root=server_root, on_disk=True, alone=alone)
 
 
 def from_stream(path: str, handle, *, server_root: str | None = None) -> list[Source]:
@@ -190,14 +226,19 @@ def is_stream(path: str) -> bool:
     return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
 
 
-def from_bytes(path: str, data: bytes, *, server_root: str | None = None, on_disk: bool = False) -> list[Source]:
+def from_bytes(path: str, data: bytes, *, server_root: str | None = None, on_disk: bool = False,
+               alone: bool = True) -> list[Source]:
     """The configurations ``data`` holds, read as the file ``path`` (a manifest by its extension).
 
     ``on_disk``: ``path`` is that file, so ``migrate --write`` may write the manifest back (not
     standard input, which the CLI never writes). A configuration's Includes are read from disk either way.
+    A manifest without a ConfigMap is an InputError: given ``alone``, the user meant it to be checked
+    (a ``kind: Configmap`` typo or an empty file passed CI with nothing checked); in a directory only a
+    misspelt ConfigMap or a document that is no object is (an HttpdServer next to its ConfigMap is not).
     """
     if _is_manifest(path):
-        objects = load_manifest_objects(path, data)
+        others: list[str] = []
+        objects = load_manifest_objects(path, data, others)
         configmaps = [(i, o) for i, o in enumerate(objects) if o.get("kind") == "ConfigMap"]
         if configmaps:
             sources = []
@@ -206,9 +247,13 @@ def from_bytes(path: str, data: bytes, *, server_root: str | None = None, on_dis
                 label = f"{path}[{meta.get('namespace', 'default')}/{meta.get('name', '?')}]"
                 sources.append(configmap_source(obj, label, path if on_disk else None, index, data))
             return sources
-        if objects:
-            # Other Kubernetes objects (an HttpdServer, a Deployment): nothing for us here.
-            return []
+        error = _no_configmap(path, objects, others)
+        if error is not None:
+            raise error
+        if alone:
+            raise InputError(f"{path}: no ConfigMap in this manifest ({_holding(objects)}); pass a manifest "
+                             "with kind: ConfigMap, a configuration file or a directory")
+        return []  # other Kubernetes objects (an HttpdServer, a Deployment), or nothing: not for us
     try:
         found = disk.read(path, data, server_root=server_root)
     except OSError as error:  # a directory of the server root, unreadable
@@ -237,7 +282,7 @@ def _load_directory(path: str, errors: list[InputError] | None = None) -> list[S
     failed = False
     for name in manifests:
         try:
-            sources.extend(load(os.path.join(path, name)))
+            sources.extend(load(os.path.join(path, name), alone=False))
         except InputError as error:
             if errors is None:
                 raise
