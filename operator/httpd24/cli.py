@@ -219,7 +219,8 @@ def _without_included(sources: list[inputs.Source]) -> list[inputs.Source]:
 def _report_parse_errors(source: inputs.Source, errors: Iterable[ParseError], err) -> bool:
     reported = False
     for error in errors:
-        err.write(f"{source.display(error.file)}:{error.line}:{error.column}: error: {error.reason}\n")
+        where = f"{error.line}:{error.column}:" if error.line else ""  # a whole value (a ConfigMap key): no line
+        err.write(f"{source.display(error.file)}:{where} error: {error.reason}\n")
         reported = True
     return reported
 
@@ -317,9 +318,18 @@ def _configmap_yaml(source: inputs.Source, migration: Migration) -> str:
     # The bytes read at the start: the objects the migration is of (standard input has no file to reopen).
     objects = inputs.load_manifest_objects(source.manifest or source.label, source.manifest_data or b"")
     obj = dict(objects[source.manifest_index])
+    # Each key back where it was: a binaryData key in data as well would be two values for one file.
+    binary = {name for name in migration.files if source.origin.get(name) == "binaryData"}
     obj["data"] = {
-        name: _Block(data.decode("utf-8", "surrogateescape")) for name, data in sorted(migration.files.items())
+        name: _Block(data.decode("utf-8", "surrogateescape"))
+        for name, data in sorted(migration.files.items()) if name not in binary
     }
+    if binary or "binaryData" in obj:
+        import base64
+
+        kept = dict(obj.get("binaryData") or {})  # NUL-holding values (images) are not in migration.files
+        kept.update({name: base64.b64encode(migration.files[name]).decode("ascii") for name in sorted(binary)})
+        obj["binaryData"] = kept
     return yaml.dump(obj, Dumper=Dumper, sort_keys=False, allow_unicode=True)
 
 
@@ -335,6 +345,13 @@ def _write(source: inputs.Source, migration: Migration, err, wrote: dict[str, by
             return True
         from . import manifest_edit
 
+        binary = [name for name in sorted(migration.changed) if source.origin.get(name) == "binaryData"]
+        if binary:  # base64 is not edited in place: a person moves the value to data, or applies the printout
+            for name in binary:
+                err.write(f"httpd24: {source.display(name)}: not written: a binaryData value, which --write does "
+                          "not edit in place -> move it to data as text, or print the ConfigMap without --write "
+                          "and apply that\n")
+            return False
         expected = wrote.get(os.path.realpath(source.manifest), source.manifest_data)
         try:
             with open(source.manifest, "rb") as handle:

@@ -54,6 +54,8 @@ class Source:
     manifest_index: int = 0
     #: For ConfigMaps: the manifest's bytes as read, what ``--write`` edits (and checks it still holds).
     manifest_data: bytes | None = None
+    #: For ConfigMaps: where each key is, "data" or "binaryData" (base64).
+    origin: dict[str, str] = field(default_factory=dict)
     #: Something the user should know about how the input was read (shown on stderr).
     note: str = ""
 
@@ -93,7 +95,7 @@ def load_manifest_objects(path: str, data: bytes, others: list[str] | None = Non
         except ImportError:  # pragma: no cover - PyYAML is a dependency
             raise InputError(f"{path}: reading YAML needs PyYAML (pip install pyyaml)")
         try:
-            objects = [o for o in yaml.safe_load_all(text) if o is not None]
+            objects = [o for o in _safe_load_all(path, text) if o is not None]
         except yaml.YAMLError as error:
             mark = getattr(error, "problem_mark", None)
             where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else path
@@ -109,6 +111,61 @@ def load_manifest_objects(path: str, data: bytes, others: list[str] | None = Non
     if others is not None:
         others.extend(_SHAPES.get(type(o), f"a {type(o).__name__}") for o in objects if not isinstance(o, dict))
     return [o for o in objects if isinstance(o, dict)]
+
+
+#: How many nodes a manifest's aliases may add when expanded. Hand-written manifests use a few, if any;
+#: a few hundred bytes of nested aliases (a "billion laughs") expand to gigabytes as Python objects.
+MAX_ALIAS_EXPANSION = 100_000
+
+
+def _safe_load_all(path: str, text: str):
+    """``yaml.safe_load_all``, but refusing a document whose aliases would expand to more than
+    :data:`MAX_ALIAS_EXPANSION` nodes, counted on the composed graph (linear in its size) before any
+    Python object is made: every later step (repr, comparison, JSON) walks the expansion."""
+    import yaml
+
+    loader = yaml.SafeLoader(text)
+    try:
+        while loader.check_node():
+            node = loader.get_node()
+            unique, expanded = _node_counts(node)
+            if expanded - unique > MAX_ALIAS_EXPANSION:
+                line = node.start_mark.line + 1
+                raise InputError(f"{path}:{line}: its YAML aliases (*name) would expand to {expanded:,} nodes "
+                                 f"from {unique:,}; refused (at most {MAX_ALIAS_EXPANSION:,} more): write the "
+                                 "values out, without nested aliases")
+            yield loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+def _node_counts(root) -> tuple[int, int]:
+    """(distinct nodes, nodes once every alias is expanded) of a composed YAML graph, in one pass."""
+    import yaml
+
+    sizes: dict[int, int] = {}
+    order = []  # post-order, without recursion: nesting may be deep
+    stack = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        if id(node) in sizes:
+            continue
+        if done:
+            children = _children(node, yaml)
+            sizes[id(node)] = 1 + sum(sizes[id(child)] for child in children)
+            order.append(node)
+            continue
+        stack.append((node, True))
+        stack.extend((child, False) for child in _children(node, yaml) if id(child) not in sizes)
+    return len(sizes), sizes[id(root)]
+
+
+def _children(node, yaml) -> list:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    return []
 
 
 def _no_configmap(path: str, objects: list[dict], others: list[str]) -> InputError | None:
@@ -153,15 +210,24 @@ def configmap_source(obj: dict, label: str, manifest: str | None = None, index: 
                      manifest_data: bytes | None = None) -> Source:
     """A ConfigMap object (as a dict) as a configuration set. Raises InputError on a field of the
     wrong shape (``metadata: web``), naming ``label`` and the field."""
+    from .config import ParseError
+    from .k8s.review import extract_files
+
     meta = _field(obj, "metadata", dict, label)
     annotations = _field(meta, "annotations", dict, label)
-    data = _field(obj, "data", dict, label)
-    files = {str(k): (v if isinstance(v, str) else str(v)) for k, v in data.items()}
+    _field(obj, "data", dict, label)
+    _field(obj, "binaryData", dict, label)
+    # As the admission webhook reads it, so that CI passes what admission admits: binaryData too, and
+    # a value that is not text (a list, null, a number) an error, not Python's repr of it linted.
+    files, origin, problems, binary = extract_files(obj)
     entry = _field(annotations, ENTRY_ANNOTATION, str, label) or "httpd.conf"
     server_root = _field(annotations, SERVER_ROOT_ANNOTATION, str, label) or DEFAULT_SERVER_ROOT
     configset = ConfigSet.from_mapping(files, entry=entry, server_root=server_root)
+    configset.errors.extend(ParseError(p.key, p.line, p.column, p.reason) for p in problems)
+    for key in binary:
+        configset.skipped[key] = "binaryData with NUL bytes, not configuration"
     return Source(label, configset, prefix=label, kind="configmap", manifest=manifest, manifest_index=index,
-                  manifest_data=manifest_data)
+                  manifest_data=manifest_data, origin=origin)
 
 
 def load(path: str, *, server_root: str | None = None, errors: list[InputError] | None = None,

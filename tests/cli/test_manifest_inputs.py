@@ -41,3 +41,84 @@ def test_a_kind_typo_in_a_directory_is_an_error_and_other_kinds_are_not(tmp_path
     (tmp_path / "typo.yaml").write_text("kind: configMap\nmetadata: {name: t}\n")
     code, out, err = run("lint", "--fail-on", "never", str(tmp_path))
     assert code == 2 and "HT101" in out and f"{tmp_path}/typo.yaml: no ConfigMap" in err, err
+
+
+# -- values that are not text, and YAML that expands without end --------------------------------------
+def test_a_value_that_is_not_a_string_is_an_error_as_admission_says_it(tmp_path):
+    # They were linted as Python's repr of the value ("['MaxClients 1', ...]"); admission denies them.
+    from httpd24.k8s import review
+    import yaml
+
+    text = CONFIGMAP + ("data:\n  httpd.conf: |\n    Include other.conf\n    MaxClients 1\n"
+                        "  other.conf: [MaxClients 1, Order deny]\n  x: null\n  n: 5\n")
+    (tmp_path / "cm.yaml").write_text(text)
+    said = {str(p) for p in review.analyze(yaml.safe_load(text)).problems}
+    for command in ("lint", "migrate", "modules"):
+        code, out, err = run(command, "cm.yaml", cwd=tmp_path)
+        assert code == 2 and "internal error" not in err, err
+        for problem in said:  # "other.conf: value is a list, not a string", as the webhook words it
+            key, reason = problem.split(": ", 1)
+            assert f"cm.yaml[default/web]:{key}: error: {reason}" in err, (command, err)
+        assert "['MaxClients 1'" not in out + err
+
+
+def test_a_yaml_alias_bomb_is_refused_before_it_is_expanded(tmp_path):
+    # A few hundred bytes of nested aliases: repr() of the value it loads to is 8**9 items long.
+    value = "&l0 [a, a, a, a, a, a, a, a, a]"
+    for level in range(1, 9):
+        value = f"&l{level} [{value}" + f", *l{level - 1}" * 8 + "]"
+    (tmp_path / "bomb.yaml").write_text(CONFIGMAP + f"data:\n  httpd.conf: Include x\n  x: {value}\n")
+    assert (tmp_path / "bomb.yaml").stat().st_size < 1024
+    done = _cli_limited("lint", str(tmp_path / "bomb.yaml"))
+    assert done.returncode == 2 and "internal error" not in done.stderr, done.stderr[-2000:]
+    assert f"{tmp_path}/bomb.yaml" in done.stderr and "aliases" in done.stderr
+
+
+def _cli_limited(*argv):
+    """``httpd24 ARGV`` in a process of its own, killed after 20 s and held to 1 GB of memory."""
+    import os
+    import resource
+    import subprocess
+    import sys
+
+    operator = os.path.join(os.path.dirname(__file__), "..", "..", "operator")
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+
+    env = dict(os.environ, PYTHONPATH=os.path.abspath(operator))
+    try:
+        return subprocess.run([sys.executable, "-m", "httpd24", *argv], capture_output=True, text=True, env=env,
+                              timeout=20, preexec_fn=limit)
+    except subprocess.TimeoutExpired:
+        pytest.fail("still expanding after 20 s")
+
+
+# -- binaryData, as the webhook reads it --------------------------------------------------------------
+def test_binary_data_is_checked_and_migrated_back_into_binary_data(tmp_path):
+    # The CLI read only data: CI passed what admission denied.
+    import base64
+
+    import yaml
+
+    extra = base64.b64encode(b"MaxClients 5\n").decode()
+    text = CONFIGMAP + f"data:\n  httpd.conf: |\n    Include extra.conf\nbinaryData:\n  extra.conf: {extra}\n"
+    (tmp_path / "cm.yaml").write_text(text)
+    code, out, err = run("lint", "--select", "HT101", "--fail-on", "warning", "cm.yaml", cwd=tmp_path)
+    assert code == 1 and out.startswith("cm.yaml[default/web]:extra.conf:1:1: HT101 "), err
+    code, out, err = run("migrate", "-q", "--select", "HT101", "cm.yaml", cwd=tmp_path)
+    migrated = yaml.safe_load(out.removeprefix("---\n"))
+    assert migrated["data"] == {"httpd.conf": "Include extra.conf\n"}
+    assert base64.b64decode(migrated["binaryData"]["extra.conf"]) == b"MaxRequestWorkers 5\n"
+    code, out, err = run("migrate", "--write", "--select", "HT101", "cm.yaml", cwd=tmp_path)
+    assert code == 2 and (tmp_path / "cm.yaml").read_text() == text and "internal error" not in err
+    assert "cm.yaml[default/web]:extra.conf: not written: a binaryData value" in err, err
+
+
+def test_binary_data_with_nul_bytes_is_named_as_not_read(tmp_path):
+    import base64
+
+    logo = base64.b64encode(b"\x89PNG\0\0").decode()
+    (tmp_path / "cm.yaml").write_text(CONFIGMAP + f"data:\n  httpd.conf: MaxClients 1\nbinaryData:\n  logo.png: {logo}\n")
+    code, out, err = run("lint", "--fail-on", "warning", "cm.yaml", cwd=tmp_path)
+    assert code == 1 and "HT101" in out and "cm.yaml[default/web]:logo.png: not read (binaryData with NUL" in err
