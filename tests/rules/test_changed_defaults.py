@@ -325,3 +325,45 @@ def test_allow_override_fix_restores_22_behaviour_on_a_running_server(httpd):
         with Instance({"site.conf": config, **files}, "site.conf", modules, httpd=httpd) as server:
             statuses.append(server.request("/index.html").status)
     assert statuses == [500, 200, 403]
+
+
+class _CountingList(list):
+    """A node list that counts how many of its items are visited (iteration, or index by index)."""
+
+    visits = 0
+
+    def __iter__(self):
+        for item in super().__iter__():
+            _CountingList.visits += 1
+            yield item
+
+    def __getitem__(self, index):
+        _CountingList.visits += 1
+        return super().__getitem__(index)
+
+
+def _sibling_visits(sections: int) -> int:
+    """Visits of the file's top-level node list while HT301 judges ``sections`` flat <Directory> blocks."""
+    text = "Listen 80\n" + "".join(f"# site {i}\n<Directory /srv/d{i}>\n    Options None\n</Directory>\n" for i in range(sections))
+    cs = configset({"httpd.conf": text})
+    doc = cs.documents["httpd.conf"]
+    doc.children = _CountingList(doc.children)
+    _CountingList.visits = 0
+    found = lint(cs, select=["HT301"], source_version="2.2")
+    assert sum(f.code == "HT301" for f in found) == sections
+    return _CountingList.visits
+
+
+def test_htaccess_comments_above_sections_are_found_in_linear_work():
+    # Each section looked for its own place in its parent's list from the start: 50,000 flat
+    # <Directory> blocks took 39 s. Twice the sections must cost about twice the visits, not four times.
+    small, large = _sibling_visits(300), _sibling_visits(600)
+    assert large < 2.5 * small, (small, large)
+
+
+def test_a_comment_above_a_section_still_says_it_uses_htaccess():
+    text = "Listen 80\n<Directory /a>\n</Directory>\n# .htaccess files here\n<Directory /b>\n</Directory>\n"
+    by_path = {f.message.split(">")[0]: f for f in lint(configset({"httpd.conf": text}), select=["HT301"],
+                                                         source_version="2.2")}
+    assert "uses .htaccess" in by_path["<Directory /b"].message
+    assert "uses .htaccess" not in by_path["<Directory /a"].message
