@@ -143,8 +143,7 @@ def _node_counts(root) -> tuple[int, int]:
     """(distinct nodes, nodes once every alias is expanded) of a composed YAML graph, in one pass."""
     import yaml
 
-    sizes: dict[int, int] = {}
-    order = []  # post-order, without recursion: nesting may be deep
+    sizes: dict[int, int] = {}  # expanded size by node, filled in post-order without recursion (deep nesting)
     stack = [(root, False)]
     while stack:
         node, done = stack.pop()
@@ -153,7 +152,6 @@ def _node_counts(root) -> tuple[int, int]:
         if done:
             children = _children(node, yaml)
             sizes[id(node)] = 1 + sum(sizes[id(child)] for child in children)
-            order.append(node)
             continue
         stack.append((node, True))
         stack.extend((child, False) for child in _children(node, yaml) if id(child) not in sizes)
