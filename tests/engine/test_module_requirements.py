@@ -224,6 +224,21 @@ def test_guarded_reason():
     assert module.reasons[0].guarded and not module.checked_by_configtest
 
 
+def test_reasons_name_the_ifmodule_they_hold_under():
+    """mod_cache_disk is needed for this CacheRoot only where mod_cache is loaded (its block is skipped
+    otherwise): HT404 reads that from the guards, and asks for nothing for a block on a module the
+    configuration does not load."""
+    result = req("<IfModule mod_cache.c>\n<IfModule !mod_ssl.c>\nCacheRoot /tmp\n</IfModule>\n"
+                 "CacheEnable disk /\n</IfModule>\n")
+    [root, enable] = result.get("cache_disk_module").reasons
+    assert root.directive == "CacheRoot /tmp" and root.guards == ("cache_module",) and not root.guarded
+    assert enable.guards == ("cache_module",)
+    [own] = result.get("cache_module").reasons
+    assert own.directive == "CacheEnable disk /" and own.guarded and own.guards == ("cache_module",)
+    needed = req("CacheRoot /tmp\n").get("cache_module").reasons
+    assert [(r.directive, r.guards) for r in needed] == [("(needed by cache_disk_module)", ("cache_disk_module",))]
+
+
 def test_load_lines_mpm_first_and_builtins():
     result = req(AUTH_BASIC + "User daemon\n<IfVersion >= 2.4>\n</IfVersion>\n")
     image = result.load_lines()

@@ -323,6 +323,69 @@ def test_module_not_loaded_goes_with_the_main_files_loadmodule_lines():
         "configuration did not load\nLoadModule mpm_event_module modules/mod_mpm_event.so\n")
 
 
+# A block on a module the configuration does not load is skipped by httpd: what its directives need is
+# not needed. /tmp/hC cachedisk: HT404 loaded mod_cache_disk alone for <IfModule mod_cache.c>, and 2.4
+# then refused to load it (undefined symbol ap_cache_cacheable_headers_in: it needs mod_cache).
+DEAD_CACHE_BLOCK = "<IfModule mod_cache.c>\n  CacheRoot /tmp\n  CacheEnable disk /\n</IfModule>\n"
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        pytest.param(DEAD_CACHE_BLOCK, id="cache-disk-under-mod-cache"),
+        pytest.param("<IfModule mod_ssl.c>\n  SSLEngine on\n  AddOutputFilterByType DEFLATE text/html\n</IfModule>\n",
+                     id="filter-under-mod-ssl"),
+        pytest.param("<IfModule mod_proxy.c>\n  ProxyRequests On\n  <IfModule mod_cache.c>\n    CacheEnable disk /\n"
+                     "  </IfModule>\n</IfModule>\n", id="nested"),
+    ],
+)
+def test_module_not_loaded_needs_nothing_for_a_block_on_a_module_it_does_not_load(block):
+    text = "LoadModule mime_module modules/mod_mime.so\n" + block
+    assert fixed(text, "HT404") == (
+        "LoadModule mime_module modules/mod_mime.so\n"
+        "# httpd24 (HT404): modules httpd 2.4 needs that this configuration did not load\n"
+        "LoadModule mpm_event_module modules/mod_mpm_event.so\n"
+        "LoadModule authz_core_module modules/mod_authz_core.so\n" + block
+    )
+
+
+def test_module_not_loaded_reads_a_block_on_a_module_it_loads_for_other_reasons():
+    """The block's guard is loaded because a line outside it needs mod_cache: then the block is read, and
+    what it needs is loaded too (mod_cache first: mod_cache_disk cannot load without it)."""
+    text = "LoadModule mime_module modules/mod_mime.so\nCacheEnable disk /\n" + DEAD_CACHE_BLOCK
+    added = [line.split()[1] for line in fixed(text, "HT404").splitlines() if line.startswith("LoadModule")][1:]
+    assert added == ["mpm_event_module", "authz_core_module", "cache_module", "cache_disk_module"]
+
+
+def test_module_not_loaded_brings_what_a_module_cannot_load_without():
+    """mod_cache_disk for an unguarded CacheRoot needs mod_cache, which the only line naming it (inside
+    its own <IfModule>) did not ask for: both are loaded in one pass, mod_cache first."""
+    text = "LoadModule mime_module modules/mod_mime.so\nCacheRoot /tmp\n<IfModule mod_cache.c>\nCacheEnable disk /\n</IfModule>\n"
+    out = fixed(text, "HT404")
+    added = [line.split()[1] for line in out.splitlines() if line.startswith("LoadModule")][1:]
+    assert added == ["mpm_event_module", "authz_core_module", "cache_module", "cache_disk_module"]
+    [finding] = [f for f in findings(text, "HT404") if "cache_module " in f.replacement + " "]
+    assert "mod_cache_disk" in finding.message and finding.fix is not None
+
+
+@pytest.mark.apache
+@pytest.mark.parametrize(
+    "body",
+    [
+        pytest.param(DEAD_CACHE_BLOCK, id="dead-block"),
+        pytest.param("CacheRoot /tmp\n<IfModule mod_cache.c>\nCacheEnable disk /\n</IfModule>\n", id="dependency"),
+    ],
+)
+def test_module_not_loaded_output_starts_on_real_httpd(httpd, body):  # noqa: F811
+    text = f"LoadModule mime_module {httpd.module_dir}/mod_mime.so\n" + body
+    out = fixed(text, "HT404")
+    assert "mpm_event_module" in out
+    # configtest() loads its own MPM: take out the one the migration added
+    checked = configtest({"s.conf": out.replace("LoadModule mpm_event_module", "# ")}, "s.conf",
+                         ["mpm_event_module"], httpd=httpd)
+    assert checked.ok, checked.output
+
+
 # -- HT405 IfModule on renamed modules ----------------------------------------------------------
 
 

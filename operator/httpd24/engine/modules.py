@@ -47,7 +47,12 @@ count too, as ``runtime`` reasons: httpd reads them per request.
 
 A reason is ``guarded`` when the directive sits inside ``<IfModule>`` of the
 very module it needs: without the module httpd skips the block silently, so
-``-t`` cannot notice, but the block's settings are lost. A reason is
+``-t`` cannot notice, but the block's settings are lost. Its ``guards`` name
+every module whose positive ``<IfModule>`` encloses the directive (for a module
+another one cannot do without, that other module): the reason holds only where
+all of them are loaded. ``<IfModule mod_cache.c> CacheRoot /tmp`` needs
+mod_cache_disk only where mod_cache is loaded, so a configuration that
+chooses its own modules and does not load mod_cache needs neither (HT404). A reason is
 ``conditional`` when the directive sits in a branch this analysis cannot
 decide (``<IfDefine X>`` without known defines): it is needed when the server
 is started with that define.
@@ -134,6 +139,9 @@ class Reason(NamedTuple):
     note: str = ""
     guarded: bool = False
     conditional: bool = False
+    #: The modules that must all be loaded for this reason to hold: those of the positive ``<IfModule>``
+    #: sections around the directive; for a module another one needs, that one. Sorted.
+    guards: tuple[str, ...] = ()
 
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}: " if self.file else ""
@@ -486,6 +494,7 @@ class _Collector:
         self._last_item: Item | None = None
         self._last_base: tuple[str, int, str] = ("", 0, "")
         self._last_guards: frozenset[str] = frozenset()  # membership in O(1): configs have thousands of reasons
+        self._last_guard_list: tuple[str, ...] = ()
         self.unknown: list[Reason] = []
         self.items: list[Item] = []
         self.tested: dict[str, list[Item]] = {}  # module -> live <IfModule> sections testing it (non-empty)
@@ -528,12 +537,14 @@ class _Collector:
             self._item(item, balancers)
         self._balancers(balancers)
 
-    def add(self, item: Item | None, module: str, when: str, note: str = "", label: str = "") -> None:
-        """Record that ``module`` is needed; ``label`` names the need when no directive does."""
+    def add(self, item: Item | None, module: str, when: str, note: str = "", label: str = "",
+            guards: tuple[str, ...] = ()) -> None:
+        """Record that ``module`` is needed; ``label`` names the need when no directive does, and ``guards``
+        the modules it holds with (a directive's come from its ``<IfModule>`` sections)."""
         if module in ALWAYS:
             return
         if item is None:
-            reason = Reason("", 0, label, when, note)
+            reason = Reason("", 0, label, when, note, guards=guards)
         else:
             if item is not self._last_item:  # several requirements of one directive share this
                 self._last_item = item
@@ -542,12 +553,14 @@ class _Collector:
                     module_identifier(s.args[0]) for s in item.context
                     if s.key == "ifmodule" and s.args and not s.args[0].startswith("!")
                 )
+                self._last_guard_list = tuple(sorted(self._last_guards))
             file, line, short = self._last_base
             conditional = item.live is Liveness.UNKNOWN
             if file in self.htaccess:
                 when, conditional = RUNTIME, False
                 note = (note + "; " if note else "") + "an .htaccess file: httpd reads it per request"
-            reason = Reason(file, line, short, when, note, module in self._last_guards, conditional)
+            reason = Reason(file, line, short, when, note, module in self._last_guards, conditional,
+                            self._last_guard_list)
         lst = self.reasons.setdefault(module, [])
         if (module, reason) not in self._seen:
             self._seen.add((module, reason))
@@ -1000,7 +1013,7 @@ def _required_modules(configset: ConfigSet, target: Target) -> ModuleRequirement
         changed = False
         for dependent, dependency, when, why in DEPENDENCIES:
             if dependent in reasons and dependency not in reasons:
-                collector.add(None, dependency, when, why, label=f"(needed by {dependent})")
+                collector.add(None, dependency, when, why, label=f"(needed by {dependent})", guards=(dependent,))
                 changed = True
     reasons.pop("core_module", None)
     mod_list: list[Module] = [Module(mpm, table.modules().get(mpm).source if mpm in known else "", _so(mpm), mpm_reasons)]

@@ -5,13 +5,23 @@ managing its own LoadModule lines does not load, and <IfModule> on renamed modul
 from __future__ import annotations
 
 import posixpath
+import re
 
 from ..apache import table
 from ..config import Item, Node, edit, is_wildcard, module_identifier
 from ..config.nodes import NOT_A_SECTION
 from ..config.target import REMOVED_IN_24
 from ..engine import Applicability, Rule, Severity, register
-from ..engine.modules import CONFIGTEST, DEBIAN_BUILTIN, DEBIAN_MODULE_DIR, STARTUP, required_modules
+from ..engine.modules import (
+    ALWAYS,
+    CONFIGTEST,
+    DEBIAN_BUILTIN,
+    DEBIAN_MODULE_DIR,
+    DEPENDENCIES,
+    STARTUP,
+    Reason,
+    required_modules,
+)
 from ..engine.source import MIGRATION_LOADS, loaded_by_migration
 
 #: 2.2 module -> (what to do, 2.4 module to load instead or None).
@@ -298,7 +308,12 @@ class ModuleNotLoaded(Rule):
     authentication and `Require`, mod_cache_disk for `CacheRoot`,
     mod_socache_shmcb for `SSLSessionCache shmcb:`, an MPM, ... The list is
     :func:`httpd24.api.required_modules`'s: one finding per module, at the
-    first directive that needs it.
+    first directive that needs it. A directive inside `<IfModule>` of a module
+    the configuration does not load (and nothing else makes it load) is
+    skipped by httpd, so it needs nothing: `<IfModule mod_cache.c> CacheRoot
+    /tmp </IfModule>` asks for neither mod_cache nor mod_cache_disk. A module
+    it asks for comes with the modules it cannot load or start without
+    (mod_cache with mod_cache_disk, mod_proxy with mod_proxy_http, ...).
 
     ## Why is this bad?
     2.4 refuses to start: "Invalid command 'User', perhaps misspelled or
@@ -329,7 +344,9 @@ class ModuleNotLoaded(Rule):
     once) after the main file's last one (else after the last one httpd reads,
     never in a file nothing includes; if that file is one of those an `Include`
     wildcard reads, such as Debian's `mods-enabled/*.load`, after that
-    `Include`, where no `a2dismod` takes them away), from the same directory,
+    `Include`, where no `a2dismod` takes them away), each after the modules it
+    needs to load (2.4 refuses `mod_cache_disk.so` before `mod_cache.so`:
+    "undefined symbol"), from the same directory,
     under a comment that says where they come from: a later `httpd24 lint`
     knows by it that they are the migration's, not a sign that the
     configuration ran on 2.4 already (which would leave out the findings
@@ -362,15 +379,8 @@ class ModuleNotLoaded(Rule):
         if module_dir == DEBIAN_MODULE_DIR:  # Debian's apache2, which has these compiled in
             loaded |= DEBIAN_BUILTIN
         requirements = requirements_of(ctx)
-        missing = []
-        for module in requirements.modules:
-            if module.name in loaded or module.third_party:
-                continue
-            if module.name in (ctx.target.modules or ()):
-                continue
-            if not any(not r.guarded and not r.conditional for r in module.reasons):
-                continue
-            missing.append(module)
+        why = _modules_to_load(requirements, loaded | set(ctx.target.modules or ()))
+        missing = [m for m in requirements.modules if m.name in why]
         if not missing:
             return
         # Order/Allow/Deny/Satisfy are translated to Require by the HT5xx rules in the same
@@ -379,7 +389,7 @@ class ModuleNotLoaded(Rule):
         deferred = [m for m in missing if m.name in DEFERRED]
         missing = [m for m in missing if m.name not in DEFERRED]
         for module in deferred:
-            reason = next((r for r in module.reasons if r.file), None)
+            reason = why[module.name] or next((r for r in module.reasons if r.file), None)
             where = _item_at(ctx, reason) if reason else None
             yield self.finding(
                 where or loads[-1],
@@ -404,11 +414,14 @@ class ModuleNotLoaded(Rule):
         fix = self.fix(f"load {', '.join(m.name for m in missing)} after the last LoadModule",
                        Applicability.SAFE, lambda: edit.insert_after(anchor, text), anchor)
         for module in missing:
-            reason = next((r for r in module.reasons if r.file and r.when in (CONFIGTEST, STARTUP)), None) or next(
-                (r for r in module.reasons if r.file), None)
-            why = MOVED.get(module.name, "")
-            what = f"{reason.directive} needs {module.name}" if reason else f"2.4 needs {module.name}"
-            message = (f"{what}, which the configuration does not load" + (f" ({why})" if why else "")
+            reason = why[module.name]
+            moved = MOVED.get(module.name, "")
+            if reason is not None and not reason.file and reason.guards:  # a module another one cannot do without
+                what = f"{reason.guards[0]} needs {module.name}"
+                moved = moved or re.sub(r" \((AH\d+)\)$", r", \1", reason.note)  # no parentheses in parentheses
+            else:
+                what = f"{reason.directive} needs {module.name}" if reason and reason.file else f"2.4 needs {module.name}"
+            message = (f"{what}, which the configuration does not load" + (f" ({moved})" if moved else "")
                        + f": LoadModule {module.name} {load_path(module_dir, module.name)}")
             if module_dir == DEBIAN_MODULE_DIR:
                 enable = load_path("", module.name).removeprefix("mod_").removesuffix(".so")  # mods-available/NAME.load
@@ -417,6 +430,42 @@ class ModuleNotLoaded(Rule):
             yield self.finding(where or last, message,
                                replacement=f"LoadModule {module.name} {load_path(module_dir, module.name)}",
                                fix=fix)
+
+
+def _modules_to_load(requirements, loaded: set[str]) -> dict[str, Reason | None]:
+    """The required modules a configuration that loads ``loaded`` must load too, each with the reason
+    that decides it (the first directive, else what needs it).
+
+    A reason counts only where every module of its ``<IfModule>`` sections is loaded, by the
+    configuration or by these lines: httpd skips a block on a module nothing loads, and what its
+    directives need with it (``<IfModule mod_cache.c> CacheRoot /tmp`` needs mod_cache_disk only under
+    mod_cache). So a module used only inside its own ``<IfModule>`` is not loaded, nor what the rest of
+    that block needs, unless something else loads it. Every module loaded brings the modules it cannot
+    load, start or work without (mod_cache for mod_cache_disk), whatever its other reasons say.
+    """
+    available = set(loaded) | ALWAYS
+    chosen: dict[str, Reason | None] = {}
+    candidates = [m for m in requirements.modules if m.name not in available and not m.third_party]
+
+    def holds(reason: Reason) -> bool:
+        return not reason.conditional and all(g in available or g in chosen for g in reason.guards)
+
+    changed = True
+    while changed:
+        changed = False
+        for module in candidates:
+            if module.name in chosen:
+                continue
+            counting = [r for r in module.reasons if holds(r)]
+            if counting:
+                chosen[module.name] = next((r for r in counting if r.file and r.when in (CONFIGTEST, STARTUP)),
+                                           None) or next((r for r in counting if r.file), counting[0])
+                changed = True
+        for dependent, dependency, when, note in DEPENDENCIES:
+            if dependent in chosen and dependency not in available and dependency not in chosen:
+                chosen[dependency] = Reason("", 0, f"(needed by {dependent})", when, note, guards=(dependent,))
+                changed = True
+    return chosen
 
 
 def _item_at(ctx, reason) -> Item | None:
