@@ -386,6 +386,56 @@ def test_module_not_loaded_output_starts_on_real_httpd(httpd, body):  # noqa: F8
     assert checked.ok, checked.output
 
 
+# HT401 turns `LoadModule authn_alias_module` into `LoadModule authn_core_module` (and disk_cache into
+# cache_disk) in the same migration in which HT404 loads what 2.4 needs: HT404 loaded them a second
+# time (when its lines went after another LoadModule line than the renamed ones), and 2.4 then logged
+# AH01574 "module authn_core_module is already loaded, skipping" at every start.
+def _migrated(text: str, select=("HT401", "HT404")) -> str:
+    from httpd24.config import ConfigSet
+    from httpd24.engine import migrate
+
+    out = migrate(ConfigSet.from_mapping({"httpd.conf": text}, entry="httpd.conf"), select=list(select))
+    result = out.files["httpd.conf"].decode()
+    again = migrate(ConfigSet.from_mapping({"httpd.conf": result}, entry="httpd.conf"), select=list(select))
+    assert again.files["httpd.conf"].decode() == result, "not idempotent"
+    return result
+
+
+RENAMED_LOADS = (
+    "LoadModule cache_module modules/mod_cache.so\n"
+    "LoadModule authn_alias_module modules/mod_authn_alias.so\n"
+    "LoadModule disk_cache_module modules/mod_disk_cache.so\n"
+    "LoadModule authn_file_module modules/mod_authn_file.so\n"
+    "<AuthnProviderAlias file f1>\n  AuthUserFile /etc/f1\n</AuthnProviderAlias>\n"
+    "<IfModule mod_disk_cache.c>\n  CacheRoot /var/cache/httpd\n  CacheEnable disk /\n</IfModule>\n"
+)
+
+
+def test_module_not_loaded_counts_what_a_removed_modules_line_becomes():
+    assert _migrated(RENAMED_LOADS) == (
+        "LoadModule cache_module modules/mod_cache.so\n"
+        "LoadModule authn_core_module modules/mod_authn_core.so\n"
+        "LoadModule cache_disk_module modules/mod_cache_disk.so\n"
+        "LoadModule authn_file_module modules/mod_authn_file.so\n"
+        "# httpd24 (HT404): modules httpd 2.4 needs that this configuration did not load\n"
+        "LoadModule mpm_event_module modules/mod_mpm_event.so\n"
+        "LoadModule authz_core_module modules/mod_authz_core.so\n"
+        "<AuthnProviderAlias file f1>\n  AuthUserFile /etc/f1\n</AuthnProviderAlias>\n"
+        "<IfModule mod_disk_cache.c>\n  CacheRoot /var/cache/httpd\n  CacheEnable disk /\n</IfModule>\n"
+    )
+
+
+@pytest.mark.apache
+def test_module_not_loaded_loads_each_module_once_on_real_httpd(httpd):  # noqa: F811
+    text = RENAMED_LOADS.replace("modules/", f"{httpd.module_dir}/")
+    out = _migrated(text, select=("HT401", "HT404", "HT405"))
+    assert "<IfModule mod_cache_disk.c>" in out
+    checked = configtest({"s.conf": out.replace("LoadModule mpm_event_module", "# ")}, "s.conf",
+                         ["mpm_event_module"], httpd=httpd)
+    assert checked.ok, checked.output
+    assert "AH01574" not in checked.output, checked.output
+
+
 # -- HT405 IfModule on renamed modules ----------------------------------------------------------
 
 

@@ -344,7 +344,9 @@ class ModuleNotLoaded(Rule):
     once) after the main file's last one (else after the last one httpd reads,
     never in a file nothing includes; if that file is one of those an `Include`
     wildcard reads, such as Debian's `mods-enabled/*.load`, after that
-    `Include`, where no `a2dismod` takes them away), each after the modules it
+    `Include`, where no `a2dismod` takes them away), never a module that a
+    `LoadModule` of a removed module loads once HT401 renames it
+    (`authn_alias_module` becomes `authn_core_module`), each after the modules it
     needs to load (2.4 refuses `mod_cache_disk.so` before `mod_cache.so`:
     "undefined symbol"), from the same directory,
     under a comment that says where they come from: a later `httpd24 lint`
@@ -372,6 +374,9 @@ class ModuleNotLoaded(Rule):
         if not loads:
             return
         loaded = {item.args[0] for item in loads}
+        # HT401 makes `LoadModule authn_alias_module` load authn_core_module (disk_cache: cache_disk) in the same
+        # migration: loading that module again here made 2.4 log AH01574 "already loaded, skipping" at every start.
+        loaded |= {REMOVED_MODULES[name][1] for name in loaded if REMOVED_MODULES.get(name, ("", None))[1]}
         # With the entry file's own LoadModule lines (Red Hat's httpd.conf), not in a file read later
         # (conf.d/ssl.conf goes away with SSL); else after the last one read (Debian's mods-enabled/).
         last = next((i for i in reversed(loads) if i.file == ctx.configset.entry), loads[-1])
