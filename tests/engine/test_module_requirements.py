@@ -142,6 +142,17 @@ CASES = {
         "ScriptAlias /cgi-bin/ /srv/cgi-bin/\n<Directory /srv/www>\nOptions +MultiViews -Indexes\n"
         "AddHandler server-parsed .shtml\n</Directory>\n",
         ["mpm_event_module", "alias_module", "cgid_module", "include_module", "mime_module", "negotiation_module"]),
+    # mod_autoindex makes the listings of Options Indexes (All holds Indexes; + and - as they fall)
+    "options-indexes": ("<Directory /srv>\nOptions Indexes FollowSymLinks\n</Directory>\n",
+                        ["mpm_event_module", "autoindex_module"]),
+    "options-plus-indexes": ("<Directory /srv>\nOptions -MultiViews +Indexes\n</Directory>\n",
+                             ["mpm_event_module", "autoindex_module"]),
+    "options-all": ("<Directory /srv>\nOptions All\n</Directory>\n", ["mpm_event_module", "autoindex_module"]),
+    "options-none-plus-indexes": ("<Directory /srv>\nOptions None +Indexes\n</Directory>\n",
+                                  ["mpm_event_module", "autoindex_module"]),
+    "options-all-minus-indexes": ("<Directory /srv>\nOptions All -Indexes\n</Directory>\n", ["mpm_event_module"]),
+    "options-indexes-removed-again": ("<Directory /srv>\nOptions +Indexes -Indexes\n</Directory>\n",
+                                      ["mpm_event_module"]),
     "dav": ("<Location /dav>\nDav On\n</Location>\nDavLockDB /tmp/davlock\n",
             ["mpm_event_module", "dav_module", "dav_fs_module"]),
     "cache-disk": ("CacheRoot /tmp/cache\nCacheEnable disk /\n", ["mpm_event_module", "cache_module",

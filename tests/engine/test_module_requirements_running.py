@@ -63,6 +63,15 @@ def test_handler_module_is_a_runtime_requirement(httpd):
     assert _differs(text, "status_module", httpd, path="/status") == (200, 404)
 
 
+def test_directory_listing_module_is_a_runtime_requirement(httpd):
+    """Options Indexes lists a directory without an index file only with mod_autoindex (404 without it)."""
+    text = "DocumentRoot docs\n<Directory docs>\n    Options Indexes\n    Require all granted\n</Directory>\n"
+    files = {"docs/d/file.txt": "x\n"}
+    assert _differs(text, "autoindex_module", httpd, files, path="/d/") == (200, 404)
+    [reason] = requirements(text).get("autoindex_module").reasons
+    assert (reason.line, reason.directive) == (3, "Options Indexes") and "mod_autoindex" in reason.note
+
+
 def test_proxy_scheme_module_is_a_runtime_requirement(httpd):
     text = "ProxyPass /app http://127.0.0.1:9/\n"
     full, fewer = _differs(text, "proxy_http_module", httpd, path="/app/")

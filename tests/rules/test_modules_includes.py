@@ -436,6 +436,29 @@ def test_module_not_loaded_loads_each_module_once_on_real_httpd(httpd):  # noqa:
     assert "AH01574" not in checked.output, checked.output
 
 
+
+@pytest.mark.parametrize(
+    ("options", "module"),
+    [("Indexes FollowSymLinks", "autoindex_module"), ("MultiViews", "negotiation_module")],
+)
+def test_module_not_loaded_leaves_out_what_a_configuration_may_leave_out_on_purpose(options, module):
+    """A 2.2 configuration that chooses its modules and leaves out mod_autoindex (the usual way to turn
+    directory listings off) listed nothing on 2.2, and lists nothing on 2.4 either: loading the module
+    for its `Options Indexes` would start listing directories. So would mod_negotiation start
+    negotiating. `modules` names them (the operator's pods have only what it names)."""
+    text = f"LoadModule mime_module modules/mod_mime.so\n<Directory /srv>\n    Options {options}\n</Directory>\n"
+    assert module in requirements_of_text(text)
+    assert [f.replacement.split()[1] for f in findings(text, "HT404")] == ["mpm_event_module", "authz_core_module"]
+    listing = "LoadModule mime_module modules/mod_mime.so\nIndexOptions FancyIndexing\n"
+    assert "LoadModule autoindex_module" in fixed(listing, "HT404")  # 2.2 had it: its directive needs it
+
+
+def requirements_of_text(text: str):
+    from httpd24.engine.modules import required_modules
+
+    return required_modules(configset(text))
+
+
 # -- HT405 IfModule on renamed modules ----------------------------------------------------------
 
 

@@ -457,6 +457,25 @@ _BALANCER_URL = re.compile(r"balancer://([^/\s]+)", re.IGNORECASE)
 _LBMETHOD = re.compile(r"^lbmethod=(.+)$", re.IGNORECASE)
 
 
+#: Options words -> the options of a module they turn on (2.4's OPT_ALL holds Indexes, not MultiViews).
+_OPTION_WORDS = {"indexes": ("indexes",), "all": ("indexes",), "multiviews": ("multiviews",),
+                 "runscripts": ("multiviews",)}
+
+
+def _options_turned_on(args: list[str]) -> set[str]:
+    """The module-backed options (``indexes``, ``multiviews``) an ``Options`` line leaves on, read in order
+    as httpd does (``All -Indexes`` leaves Indexes off, ``None +Indexes`` on)."""
+    on: set[str] = set()
+    for word in args:
+        sign = word[:1] if word[:1] in ("+", "-") else ""
+        for option in _OPTION_WORDS.get(word[len(sign):].lower(), ()):
+            if sign == "-":
+                on.discard(option)
+            else:
+                on.add(option)
+    return on
+
+
 # ---------------------------------------------------------------------------------------------
 # the computation
 
@@ -689,8 +708,13 @@ class _Collector:
             pass  # handled by _choose
         elif key in ("scriptalias", "scriptaliasmatch"):
             add(item, self._cgi(), RUNTIME, "ScriptAlias runs the files it maps as CGI scripts (cgi-script)")
-        elif key == "options" and any(a.lower().lstrip("+") == "multiviews" for a in args if not a.startswith("-")):
-            add(item, "negotiation_module", RUNTIME, "Options MultiViews is implemented by mod_negotiation")
+        elif key == "options":
+            turned_on = _options_turned_on(args)
+            if "multiviews" in turned_on:
+                add(item, "negotiation_module", RUNTIME, "Options MultiViews is implemented by mod_negotiation")
+            if "indexes" in turned_on:
+                add(item, "autoindex_module", RUNTIME,
+                    "Options Indexes lists a directory through mod_autoindex (without it: 404)")
         elif key == "rewriterule" and len(args) >= 3:
             flags = args[2].strip("[]").lower().split(",")
             if any(f.strip() in ("p", "proxy") for f in flags):

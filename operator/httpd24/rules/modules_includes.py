@@ -18,6 +18,7 @@ from ..engine.modules import (
     DEBIAN_BUILTIN,
     DEBIAN_MODULE_DIR,
     DEPENDENCIES,
+    RUNTIME,
     STARTUP,
     Reason,
     required_modules,
@@ -294,6 +295,12 @@ MOVED = {
 #: Modules HT404 reports without a fix: other rules' fixes usually make them unnecessary.
 DEFERRED = frozenset({"access_compat_module"})
 
+#: Modules a configuration that chooses its own may leave out on purpose: 2.2 without them answered as 2.4
+#: does (no directory listing, no content negotiation), and loading them would change what the server
+#: sends (leaving out mod_autoindex is the usual way to turn listings off). Loaded only where a directive
+#: of theirs shows 2.2 had them (-t fails without them), never for the runtime needs of `Options`.
+OWN_CHOICE = frozenset({"autoindex_module", "negotiation_module"})
+
 
 @register
 class ModuleNotLoaded(Rule):
@@ -314,6 +321,11 @@ class ModuleNotLoaded(Rule):
     /tmp </IfModule>` asks for neither mod_cache nor mod_cache_disk. A module
     it asks for comes with the modules it cannot load or start without
     (mod_cache with mod_cache_disk, mod_proxy with mod_proxy_http, ...).
+    Not mod_autoindex for `Options Indexes` nor mod_negotiation for `Options
+    MultiViews`: a configuration that left them out listed no directories
+    and negotiated nothing on 2.2 either (leaving out mod_autoindex is how
+    listings are turned off), and loading them would change that; they are
+    loaded only where one of their directives shows 2.2 had them.
 
     ## Why is this bad?
     2.4 refuses to start: "Invalid command 'User', perhaps misspelled or
@@ -452,7 +464,9 @@ def _modules_to_load(requirements, loaded: set[str]) -> dict[str, Reason | None]
     chosen: dict[str, Reason | None] = {}
     candidates = [m for m in requirements.modules if m.name not in available and not m.third_party]
 
-    def holds(reason: Reason) -> bool:
+    def holds(module: str, reason: Reason) -> bool:
+        if module in OWN_CHOICE and reason.when == RUNTIME:
+            return False
         return not reason.conditional and all(g in available or g in chosen for g in reason.guards)
 
     changed = True
@@ -461,7 +475,7 @@ def _modules_to_load(requirements, loaded: set[str]) -> dict[str, Reason | None]
         for module in candidates:
             if module.name in chosen:
                 continue
-            counting = [r for r in module.reasons if holds(r)]
+            counting = [r for r in module.reasons if holds(module.name, r)]
             if counting:
                 chosen[module.name] = next((r for r in counting if r.file and r.when in (CONFIGTEST, STARTUP)),
                                            None) or next((r for r in counting if r.file), counting[0])
