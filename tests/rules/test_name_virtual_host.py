@@ -49,3 +49,26 @@ def test_real_httpd_warns_on_original_and_not_on_fix(httpd):
     assert "AH00548" in before.output
     after = configtest({"v.conf": fixed(text, "HT106")}, "v.conf", ["mpm_event_module"], httpd=httpd)
     assert after.ok and "AH00548" not in after.output, after.output
+
+
+SHARED = VHOSTS + "<VirtualHost *:80>\n    ServerName b.example\n</VirtualHost>\n"
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        pytest.param("NameVirtualHost *:80\n" + SHARED,
+                     "# httpd24 (HT106): NameVirtualHost *:80 removed: 2.4 makes an address that several virtual "
+                     "hosts share name-based by itself\n" + SHARED, id="shared"),
+        pytest.param("<IfModule mod_ssl.c>\n    NameVirtualHost *:80\n</IfModule>\n" + SHARED,
+                     "<IfModule mod_ssl.c>\n    # httpd24 (HT106): NameVirtualHost *:80 removed: 2.4 makes an "
+                     "address that several virtual hosts share name-based by itself\n</IfModule>\n" + SHARED,
+                     id="shared-indented"),
+    ],
+)
+def test_fix_keeps_a_mark_where_several_virtual_hosts_share_the_address(before, after):
+    """Without the NameVirtualHost, the migrated text reads like a 2.2 configuration that forgot it, where
+    2.2 served every request from the first virtual host (HT220): the mark keeps what it said."""
+    assert fixed(before, "HT106") == after
+    assert findings(before, "HT220") == []
+    assert findings(after, "HT220") == []

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from ..engine import Rule, Severity, register
-from ._ht1xx import removal
+from ..engine import Applicability, Rule, Severity, register
+from ._ht1xx import removal, replacement
+from .vhost_overlap import REMOVED_NAMEVIRTUALHOST, covers, parse_address, shared_addresses
 
 
 @register
@@ -36,8 +37,11 @@ class NameVirtualHost(Rule):
     ## Fix safety
     Safe: 2.4 ignores the directive, so removing it changes nothing. Where
     2.2 had *no* `NameVirtualHost` for an address that several virtual hosts
-    share, 2.4 starts treating them as name-based: that is a different
-    situation, not reported here.
+    share, 2.4 starts treating them as name-based: HT220 reports that. So
+    where several virtual hosts share the address it names, the line is
+    replaced by a comment that says it was there (`# httpd24 (HT106):
+    NameVirtualHost *:80 removed: ...`): without it a lint of the migrated
+    text could not tell it from a 2.2 configuration that forgot it.
     """
 
     code = "HT106"
@@ -48,9 +52,15 @@ class NameVirtualHost(Rule):
     directives = ("namevirtualhost",)
 
     def check(self, ctx, item):
+        address = parse_address(item.args[0]) if item.args else None
+        if address is not None and any(covers(address, shared) for shared in shared_addresses(ctx)):
+            mark = REMOVED_NAMEVIRTUALHOST.format(item.args[0])
+            fix = replacement(self, item, mark, Applicability.SAFE, what="replace NameVirtualHost by a comment")
+        else:
+            fix = removal(self, item)
         yield self.finding(
             item,
             "NameVirtualHost has no effect in 2.4 (AH00548): addresses shared by several virtual hosts "
             "are name-based by themselves; remove it",
-            fix=removal(self, item),
+            fix=fix,
         )
