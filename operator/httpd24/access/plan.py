@@ -35,11 +35,11 @@ from .model import (
     WALK_GROUPS,
     _dir_under,
     _has_wildcard,
-    registered,
     fold,
     merge,
     method_name,
     normalize_dir,
+    registered,
 )
 from .remap import literal_prefix
 
