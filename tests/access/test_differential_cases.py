@@ -91,6 +91,20 @@ LIMIT = [
     ("limit only require, inherited deny", DOCROOT + f"<Directory />\n    Order mutual-failure\n    Satisfy Any\n{AUTH}"
      "    Require user alice\n</Directory>\n<Location /c>\n    <Limit DELETE>\n"
      f"{AUTH.replace('    ', '        ')}        Require user alice\n    </Limit>\n</Location>\n"),
+    # 2.4 takes a <Limit> inside another when it narrows the methods around it (tests/access/test_rules.py
+    # has those it refuses); the lines after the inner section are the outer one's again.
+    ("limit nested in limitexcept", DOCROOT + "<Directory /srv/www>\n    <LimitExcept GET>\n"
+     "        <Limit POST DELETE>\n            Order deny,allow\n            Deny from all\n            Allow from 127.0.0.2\n"
+     "        </Limit>\n    </LimitExcept>\n</Directory>\n"),
+    ("limit nested in limit, lines after it", DOCROOT + "<Directory /srv/www>\n    <Limit GET POST>\n"
+     "        Order deny,allow\n        Deny from all\n        <Limit POST>\n            Allow from 127.0.0.1\n"
+     "        </Limit>\n        Allow from 127.0.0.2\n    </Limit>\n</Directory>\n"),
+    ("limitexcept nested in limitexcept", DOCROOT + f"<Directory /srv/www>\n{AUTH}    <LimitExcept GET>\n"
+     "        <LimitExcept GET OPTIONS>\n            Require valid-user\n        </LimitExcept>\n    </LimitExcept>\n"
+     "</Directory>\n"),
+    # TRACE is answered before access control; <LimitExcept TRACE> limits every other method.
+    ("limitexcept TRACE", DOCROOT + "<Directory /srv/www>\n    <LimitExcept TRACE>\n        Order deny,allow\n"
+     "        Deny from all\n    </LimitExcept>\n</Directory>\n"),
 ]
 
 #: Mixed 2.2/2.4 sections, translated to answer as 2.4 + mod_access_compat does.
@@ -309,6 +323,8 @@ LIMIT_METHOD_NAMES = [
      "        Require valid-user\n    </Limit>\n    Order allow,deny\n    Allow from all\n</Directory>\n"),
     ("a method httpd does not know", DOCROOT + "<Directory /srv/www>\n    <Limit PURGE>\n        Order deny,allow\n"
      "        Deny from all\n    </Limit>\n</Directory>\n"),
+    ("lower-case trace, a method of its own", DOCROOT + "<Directory /srv/www>\n    <Limit trace>\n"
+     "        Order deny,allow\n        Deny from all\n    </Limit>\n</Directory>\n"),
     ("LimitExcept with a method httpd does not know", DOCROOT + "<Directory /srv/www>\n    <LimitExcept GET PURGE>\n"
      "        Order deny,allow\n        Deny from all\n    </LimitExcept>\n</Directory>\n"),
 ]

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from ruletest import configset, findings, fixed
 
-from httpd24.engine import Applicability, get, lint
+from httpd24.engine import Applicability, get, lint, migrate
 from httpd24.engine.registry import missing_doc_sections
 
 CORPUS = Path("/work/shared/corpus/files")
@@ -266,6 +266,53 @@ def test_httpd_refuses_an_order_line_with_more_than_its_argument(httpd):
     text = "<Directory /srv>\n    Order allow,deny # open to all\n</Directory>\n"
     result = apache.configtest({"site.conf": text}, "site.conf", modules, httpd=httpd)
     assert not result.ok and "one argument" in result.output, result.output
+
+
+#: <Limit> sections 2.4 refuses whatever they hold: (opening, closing, the line httpd names, its words in
+#: `apache2 -t`). Core reads a <Limit>'s methods as a set: it must name one, TRACE is TraceEnable's, and a
+#: nested one must narrow the set around it.
+REFUSED_LIMITS = {
+    "Limit without a method": ("<Limit>", "</Limit>", 3, "<Limit> directive requires additional arguments"),
+    "LimitExcept without a method": ("<LimitExcept>", "</LimitExcept>", 3,
+                                     "<LimitExcept> directive requires additional arguments"),
+    "Limit TRACE": ("<Limit GET TRACE>", "</Limit>", 3, "TRACE cannot be controlled by <Limit>, see TraceEnable"),
+    "Limit inside a Limit of other methods": ("<Limit GET>\n    <Limit POST>", "</Limit>\n    </Limit>", 4,
+                                              "<Limit> directive excludes all methods"),
+    "LimitExcept inside a Limit it does not narrow": (
+        "<Limit GET>\n    <LimitExcept POST>", "</LimitExcept>\n    </Limit>", 4,
+        "<LimitExcept> directive specifies methods already excluded"),
+    "LimitExcept inside a LimitExcept it does not narrow": (
+        "<LimitExcept GET POST>\n    <IfModule mod_authz_core.c>\n    <LimitExcept GET>",
+        "</LimitExcept>\n    </IfModule>\n    </LimitExcept>", 5,
+        "<LimitExcept> directive specifies methods already excluded"),
+}
+
+
+def _refused_limit(where: str) -> str:
+    opening, closing, _, _ = REFUSED_LIMITS[where]
+    return (f"<Directory /srv>\n    Options None\n    {opening}\n        Order deny,allow\n        Deny from all\n"
+            f"    {closing}\n</Directory>\n")
+
+
+@pytest.mark.parametrize("where", REFUSED_LIMITS)
+def test_ht506_a_limit_httpd_refuses_is_reported_not_translated(where):
+    text = _refused_limit(where)
+    _, _, line, said = REFUSED_LIMITS[where]
+    [finding] = findings(text, "HT506")
+    assert finding.line == line and said in finding.message and "refuses to start" in finding.message, finding
+    assert all(f.fix is None for f in findings(text, "HT501"))
+    assert not migrate(configset(text)).changed
+
+
+@pytest.mark.apache
+@pytest.mark.parametrize("where", REFUSED_LIMITS)
+def test_httpd_refuses_these_limits(httpd, where):
+    """What HT506 says of them, in httpd's words."""
+    from httpd24 import apache
+
+    modules = ["mpm_event_module", "authz_core_module", "authz_host_module", "access_compat_module"]
+    result = apache.configtest({"site.conf": _refused_limit(where)}, "site.conf", modules, httpd=httpd)
+    assert not result.ok and REFUSED_LIMITS[where][3] in result.output, result.output
 
 
 OUTSIDE_A_SECTION = {

@@ -638,6 +638,35 @@ def _limit_methods(item: Item) -> Methods:
     return methods
 
 
+def written(item: Item) -> str:
+    """The line as a person finds it in the file: ``Order deny,allow``, ``<Limit GET>``."""
+    text = " ".join((item.node.name, *item.args))
+    return f"<{text}>" if isinstance(item.node, Section) else text
+
+
+def limit_refusal(item: Item) -> str | None:
+    """Why httpd refuses the <Limit>/<LimitExcept> section ``item``, in its words (None: it takes it).
+
+    Core reads a section's methods as a set: it must name one, TRACE is answered before any access check
+    (TraceEnable decides it), and a section inside another must narrow the set around it. 2.4 refuses
+    the rest at start-up, so there is no answer of today for a translation to keep.
+    """
+    name = f"<{item.node.name}>"
+    if not item.args:
+        return f"{name} directive requires additional arguments: name the methods it applies to"
+    inverted = item.key == "limitexcept"
+    if not inverted and "TRACE" in item.args:
+        return "TRACE cannot be controlled by <Limit>, see TraceEnable: drop TRACE from the section"
+    around = _limit_methods(item)
+    narrowed = around.intersect(Methods(frozenset(method_name(a) for a in item.args), inverted))
+    if not narrowed.inverted and not narrowed.names:
+        return f"{name} directive excludes all methods: none of its methods is among those of the section around it"
+    if narrowed == around:
+        return (f"{name} directive specifies methods already excluded: it does not narrow the methods of the "
+                "section around it, so write its lines there")
+    return None
+
+
 def _scope_section(item: Item) -> tuple[Section | None, Section | None]:
     """(innermost scope section, the virtual host) of an item."""
     inner = None
@@ -843,6 +872,10 @@ class Builder:
             if key == "accessfilename" and section is None and item.args:
                 self.access_file_names = [a for a in item.args]
                 continue
+            if key in ("limit", "limitexcept"):
+                if (refused := limit_refusal(item)) is not None:
+                    self.scope_for(section, vhost, item).own.errors.append((item, refused))
+                continue
             if key in SCOPE_KEYS and isinstance(item.node, Section):
                 self.scope_for(item.node, vhost, item).live = item.live
                 continue
@@ -1023,7 +1056,7 @@ _READ_KEYS = (
     SCOPE_KEYS | COMPAT_KEYS | AUTHZ_CONTAINERS
     | {"virtualhost", "servername", "serveralias", "documentroot", "alias", "scriptalias", "allowoverride",
        "accessfilename", "require", "authtype", "authmerging", "authgroupfile", "authdbmgroupfile", "loadmodule",
-       "rewriteoptions"} | remap.KEYS
+       "rewriteoptions", "limit", "limitexcept"} | remap.KEYS
     | frozenset(authz22.AUTHORITATIVE_KEYS) | {"authzdbmtype"}
 )
 

@@ -40,6 +40,7 @@ from .model import (
     method_name,
     normalize_dir,
     registered,
+    written,
 )
 from .remap import literal_prefix
 
@@ -1079,7 +1080,7 @@ def _make_plan(model: Model) -> Plan:
         if invalid and p.text is not None:
             _, item, message = invalid[0]
             p.text, p.expr = None, None
-            p.reason = f"{item.file}:{item.node.location.line}: {item.node.name} is invalid ({message})"
+            p.reason = f"{item.file}:{item.node.location.line}: {written(item)} is invalid ({message})"
         if p.text is not None and shared and (line := next(
                 (i for items in d.own.items.values() for i in items if id(i.node) in shared), None)) is not None:
             p.text, p.expr = None, None

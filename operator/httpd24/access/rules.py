@@ -11,7 +11,7 @@ from ..engine import Applicability, Finding, Rule, Severity, register
 from . import authz22
 from . import expr as X
 from .apply import _items, apply_scope_plan, plan_nodes, REMOVED_KEYS
-from .model import NATIVE_24_PROVIDERS, Effective, Model, Scope, _dir_under, build, fold
+from .model import NATIVE_24_PROVIDERS, Effective, Model, Scope, _dir_under, build, fold, written
 from .plan import (
     Inexact,
     Plan,
@@ -584,7 +584,9 @@ class InvalidAccessArgument(Rule):
     address was expected"), a `#` inside the list ("No comments are allowed here"), an
     unknown `Order`; and access lines (`Order`, `Allow`, `Deny`, `Satisfy`, `Require`,
     `AuthType`...) outside `<Directory>`, `<Location>`, `<Files>` and `<Proxy>` sections
-    and .htaccess files ("not allowed here").
+    and .htaccess files ("not allowed here"); and the `<Limit>` sections 2.4 refuses: one
+    naming no method, `<Limit TRACE>` (TraceEnable's), a `<Limit>` inside another that does
+    not narrow its methods ("excludes all methods", "specifies methods already excluded").
 
     ## Why is this bad?
     Both 2.2 and 2.4 refuse to start on them; there is nothing to translate.
@@ -612,7 +614,7 @@ class InvalidAccessArgument(Rule):
         model, _plan = _analysis(ctx)
         for scope in model.scopes:
             for item, message in scope.own.errors:
-                yield self.finding(item, f"{item.node.name} {' '.join(item.args)}: {message} (httpd refuses to start)")
+                yield self.finding(item, f"{written(item)}: {message} (httpd refuses to start)")
 
 
 # -- HT507: Require lines of different 2.2 modules ---------------------------------------------
