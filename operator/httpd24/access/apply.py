@@ -9,7 +9,7 @@ from . import expr as X
 from .model import OTHER, Effective, Host, Methods, Scope, build
 from .plan import (
     GROUP_MERGE_REASON, ScopePlan, chains, inherited, merge, merges_in_order, methods_of,
-    shadowed_in_some_context, shadowed_reason, shadowed_with_later, shared_lines, too_complex,
+    shadowed_in_some_context, shadowed_reason, shadowed_with_later, sharings, too_complex,
 )
 from .worlds import make_plan
 
@@ -146,9 +146,12 @@ def translate(configset: ConfigSet, *, strict: bool = True) -> ConfigSet:
         raise TranslationError("; ".join(f"{s.file}:{s.line}: {s.label}: {reason}" for s, reason in missing))
     if missing:
         return copy
+    written: set[int] = set()
     for p in plan.scopes:
-        if not p.stays:
+        nodes = {id(node) for node in plan_nodes(p)}
+        if not p.stays and not nodes & written:  # a file several sections include: one text for all (plan.Sharing)
             apply_scope_plan(p)
+            written |= nodes
     return copy.with_files()
 
 
@@ -227,13 +230,8 @@ def normalize_notes(configset: ConfigSet, target: Target | None = None, *,
                              f"(HT507); 2.4 + mod_access_compat reads them so")
                 break
     work: list[tuple[Scope, str, Item | None, list[Item]]] = []
-    shared = shared_lines(model)
     for d in model.scopes:
         own = d.own
-        if shared and any(id(i.node) in shared for items in own.items.values() for i in items):
-            notes.append(f"{d.file}:{d.line}: {d.label}: its access lines are in a file other sections include "
-                         "too, so they are left as written")
-            continue
         wants_authtype = own.authtype is not None and own.requires is None
         if not own.has_compat and not wants_authtype and own.requires is None:
             continue
@@ -279,6 +277,16 @@ def normalize_notes(configset: ConfigSet, target: Target | None = None, *,
         if not remove:
             after = (own.items.get("authtype") or own.items.get("require") or [None])[-1]
         work.append((d, text, after, remove))
+    for sharing in sharings(model):
+        texts = {id(d): text for d, text, _, _ in work}
+        if not any(id(d) in texts for d in sharing.scopes):
+            continue
+        problem = sharing.problem([texts.get(id(d)) for d in sharing.scopes])
+        readers = {id(d) for d in sharing.scopes[0 if problem is not None else 1:]}
+        work = [w for w in work if id(w[0]) not in readers]  # written once, with the first of them, or left
+        if problem is not None:
+            notes += [f"{d.file}:{d.line}: {d.label}: its access lines are left as written: {sharing.reason(problem)}"
+                      for d in sharing.scopes]
     for d, text, after, remove in work:
         write_block(d, remove, text, after=after)
     return copy.with_files(), notes

@@ -18,6 +18,7 @@ import posixpath
 from dataclasses import dataclass, field, replace
 from typing import Iterator
 
+from ..config import Item
 from ..config.gcpause import gc_paused
 from . import authz22, remap
 from . import expr as X
@@ -1053,7 +1054,6 @@ def _make_plan(model: Model) -> Plan:
     methods = methods_of(model)
     plans: list[ScopePlan] = []
     invalid = [(s, item, message) for s in model.scopes for item, message in s.own.errors]
-    shared = shared_lines(model)
     # Only a configuration still all in 2.2 syntax: once HT508 wrote `Require dbm-group` (2.4 syntax) its
     # other `Require group` lines are 2.4's, and reading them as 2.2 again would translate them twice.
     dbm = mode == "2.2" and not model.has_compat and not model.has_24_syntax and uses_dbm_groups(model)
@@ -1081,12 +1081,6 @@ def _make_plan(model: Model) -> Plan:
             _, item, message = invalid[0]
             p.text, p.expr = None, None
             p.reason = f"{item.file}:{item.node.location.line}: {written(item)} is invalid ({message})"
-        if p.text is not None and shared and (line := next(
-                (i for items in d.own.items.values() for i in items if id(i.node) in shared), None)) is not None:
-            p.text, p.expr = None, None
-            p.reason = (f"{line.file}:{line.node.location.line}: {line.file} is included by more than one section "
-                        f"({shared[id(line.node)]}), so one edit there changes all of them, while each needs its "
-                        "own translation: copy its lines into each section first")
         if p.text is not None and (named := _unregistered_in(p.text, model)):
             method, where = named
             p.text, p.expr = None, None
@@ -1097,19 +1091,76 @@ def _make_plan(model: Model) -> Plan:
                         "the <Limit> is gone: write the method httpd knows if that was meant, or keep the <Limit> "
                         "section")
         plans.append(p)
-    return Plan(model, mode, methods, plans)
+    plan = Plan(model, mode, methods, plans)
+    agree_on_shared(plan)
+    return plan
 
 
-def shared_lines(model: Model) -> dict[int, str]:
-    """Access lines read more than once (a file several sections include), by node: where they are read."""
-    places: dict[int, list[str]] = {}
+@dataclass
+class Sharing:
+    """Sections that read the same access lines: a file each of them includes, which one edit changes for all."""
+
+    scopes: list[Scope]
+    #: The first line they share, as "file:line", and the Include lines that read it.
+    line: str
+    includes: str
+
+    def problem(self, texts: list[str | None]) -> str | None:
+        """Why one edit cannot write the translation ``texts`` (one per section) for all of them, or None: every
+        section's access lines are the shared ones and no section reads them twice, and it is one text."""
+        lines = [[id(i.node) for items in s.own.items.values() for i in items] for s in self.scopes]
+        if len(self.scopes) < 2 or any(len(set(mine)) != len(mine) for mine in lines):
+            return "and the same section reads its lines more than once"
+        if any(set(mine) != set(lines[0]) for mine in lines):
+            return "and the sections that include it have access lines of their own besides it"
+        if len(set(texts)) > 1:  # None: a section left as it is, or one that needs a person
+            return "and they need different translations"
+        return None
+
+    def reason(self, problem: str) -> str:
+        return (f"{self.line}: a file included by more than one section ({self.includes}), {problem}, while one "
+                "edit there changes all of them: copy its lines into each section first")
+
+
+def sharings(model: Model) -> list[Sharing]:
+    """The groups of sections that read the same access lines (a file several sections include)."""
+    readers: dict[int, list[tuple[Scope, Item]]] = {}
     for scope in model.scopes:
         for items in scope.own.items.values():
             for item in items:
-                via = item.via[-1] if item.via else None
-                where = f"{via.document.name}:{via.location.line}" if via is not None else item.file
-                places.setdefault(id(item.node), []).append(where)
-    return {node: ", ".join(dict.fromkeys(found)) for node, found in places.items() if len(found) > 1}
+                readers.setdefault(id(item.node), []).append((scope, item))
+    groups: list[Sharing] = []
+    for found in readers.values():
+        if len(found) < 2:
+            continue
+        joined = [g for g in groups if any(s is t for s, _ in found for t in g.scopes)]
+        if joined:
+            group = joined[0]
+            for other in joined[1:]:
+                group.scopes += other.scopes
+                groups.remove(other)
+        else:
+            first = found[0][1]
+            group = Sharing([], f"{first.file}:{first.node.location.line}", ", ".join(dict.fromkeys(
+                f"{i.via[-1].document.name}:{i.via[-1].location.line}" if i.via else i.file for _, i in found)))
+            groups.append(group)
+        group.scopes += [s for s, _ in found if all(s is not t for t in group.scopes)]
+    return groups
+
+
+def agree_on_shared(plan: Plan) -> None:
+    """Keep the translation of sections that read the same access lines only where one edit of those lines
+    writes it for all of them (:meth:`Sharing.problem`): the sections that need a person say why."""
+    by_scope = {id(p.scope): p for p in plan.scopes}
+    for sharing in sharings(plan.model):
+        plans = [by_scope.get(id(s)) for s in sharing.scopes]
+        if all(p is None or p.text is None for p in plans):
+            continue
+        texts = [None if p is None or p.text is None else f"{p.authmerging}\n{p.text}" for p in plans]
+        problem = sharing.problem(texts)
+        for p in plans:
+            if problem is not None and p is not None and p.text is not None:
+                p.text, p.expr, p.reason = None, None, sharing.reason(problem)
 
 
 def _unregistered_in(text: str, model: Model) -> tuple[str, str] | None:
