@@ -438,3 +438,39 @@ def test_a_file_sections_include_unlike_is_left_to_a_person_with_the_includes_na
             "</Directory>\n", 1)[1]
         report = differential.compare(normalize_22(configset(inlined)), original(one), name="one for both", httpd=httpd)
         assert not report.ok and report.statuses, report.format()
+
+
+#: A section whose access lines all sit in an undecided branch inside a <Limit>: the translation is written in
+#: the branch (it holds only where that is read), so the <Limit> around it would keep only its methods, while
+#: the translation says for itself which methods each line is for. Here 2.2 asks GET for a user (inherited
+#: Require) and refuses POST; written inside <Limit POST>, 2.4 granted GET to anyone.
+IN_A_BRANCH_IN_A_LIMIT = (DOCROOT + f"<Directory /srv/www>\n{AUTH}    Require valid-user\n</Directory>\n"
+                          "<Directory /srv/www/a>\n    <Limit POST>\n        <IfModule mod_authz_host.c>\n"
+                          "            Order deny,allow\n            Deny from all\n        </IfModule>\n    </Limit>\n"
+                          "</Directory>\n")
+
+
+def test_access_lines_in_a_branch_inside_a_limit_are_left_to_a_person(httpd):
+    result = migrate(configset(IN_A_BRANCH_IN_A_LIMIT))
+    assert not result.changed
+    [asked] = [f for f in result.remaining if f.code == "HT501"]
+    assert asked.fix is None and "<IfModule mod_authz_host.c>" in asked.message and "<Limit POST>" in asked.message
+    _, notes = normalize_notes(configset(IN_A_BRANCH_IN_A_LIMIT))  # its --verify reference did not start
+    assert any("<Limit POST>" in note for note in notes), notes
+    # What was written, against today's answers (the same lines without the <IfModule>, which httpd reads).
+    written = IN_A_BRANCH_IN_A_LIMIT.replace("            Order deny,allow\n            Deny from all\n",
+                                             "            <RequireAll>\n                Require valid-user\n"
+                                             "                Require not method POST\n            </RequireAll>\n")
+    today = normalize_22(configset(IN_A_BRANCH_IN_A_LIMIT.replace("        <IfModule mod_authz_host.c>\n", "").replace(
+        "        </IfModule>\n", "")))
+    report = differential.compare(today, configset(written), name="written inside the <Limit>", httpd=httpd)
+    assert not report.ok and any(q.method == "GET" and q.user is None and (reference, candidate) == (401, 200)
+                                 for q, (reference, candidate) in report.statuses.items())
+    # With the <IfModule> moved around the <Limit>, as the message says, the translation answers as today.
+    moved = IN_A_BRANCH_IN_A_LIMIT.replace("    <Limit POST>\n        <IfModule mod_authz_host.c>\n",
+                                           "    <IfModule mod_authz_host.c>\n        <Limit POST>\n").replace(
+        "        </IfModule>\n    </Limit>\n", "        </Limit>\n    </IfModule>\n")
+    migrated = migrate(configset(moved)).files["httpd.conf"].decode()
+    assert "Order" not in migrated
+    report = differential.compare(today, configset(migrated), name="IfModule around the Limit", httpd=httpd)
+    assert report.ok, report.format()

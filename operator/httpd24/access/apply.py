@@ -8,7 +8,7 @@ from ..config import ConfigSet, Directive, Document, Item, Node, Section, Target
 from . import expr as X
 from .model import OTHER, Effective, Host, Methods, Scope, build
 from .plan import (
-    GROUP_MERGE_REASON, ScopePlan, chains, inherited, merge, merges_in_order, methods_of,
+    GROUP_MERGE_REASON, ScopePlan, chains, inherited, limited_branch, merge, merges_in_order, methods_of,
     shadowed_in_some_context, shadowed_reason, shadowed_with_later, sharings, too_complex,
 )
 from .worlds import make_plan
@@ -234,6 +234,9 @@ def normalize_notes(configset: ConfigSet, target: Target | None = None, *,
         own = d.own
         wants_authtype = own.authtype is not None and own.requires is None
         if not own.has_compat and not wants_authtype and own.requires is None:
+            continue
+        if (limited := limited_branch(d)) is not None:
+            notes.append(f"{d.file}:{d.line}: {d.label}: left as written: {limited}")
             continue
         possible = chains(d, model)
         if possible is None:

@@ -18,7 +18,7 @@ import posixpath
 from dataclasses import dataclass, field, replace
 from typing import Iterator
 
-from ..config import Item
+from ..config import Item, Section
 from ..config.gcpause import gc_paused
 from . import authz22, remap
 from . import expr as X
@@ -1092,8 +1092,40 @@ def _make_plan(model: Model) -> Plan:
                         "section")
         plans.append(p)
     plan = Plan(model, mode, methods, plans)
-    agree_on_shared(plan)
+    check_places(plan)
     return plan
+
+
+def check_places(plan: Plan) -> None:
+    """Take each translation away that no edit can write as planned (a branch inside a <Limit>, a file other
+    sections include), saying why. Again once the undecided branches are settled: the worlds' consensus
+    gives a section a translation back, and may take one of the sections sharing a file away."""
+    for p in plan.scopes:
+        if p.text is not None and (limited := limited_branch(p.scope)) is not None:
+            p.text, p.expr, p.reason = None, None, limited
+    agree_on_shared(plan)
+
+
+def limited_branch(d: Scope) -> str | None:
+    """Why the translation of ``d`` has no place, when all its access lines sit in an undecided branch inside a
+    <Limit>: it is written in the branch (it holds only where the branch is read), where the <Limit> would
+    keep it from every other method, while the translation says for itself which methods it is for."""
+    branch = d.branch
+    for items in d.own.items.values():
+        for item in items:
+            inside = item.context[next((n + 1 for n, s in enumerate(item.context) if s is d.node), 0):]
+            at = next((n for n, s in enumerate(inside) if s is branch), None)
+            limit = next((s for s in inside[:at] if s.key in ("limit", "limitexcept")), None) if at else None
+            if limit is not None:
+                return (f"{item.file}:{limit.location.line}: its access lines sit in {_label(branch)} inside "
+                        f"{_label(limit)}: their translation belongs inside the first (it holds only where that is "
+                        f"read) but outside the second (it names its methods itself); put the {_label(branch)} "
+                        f"around the {_label(limit)} first")
+    return None
+
+
+def _label(section: Section) -> str:
+    return f"<{' '.join((section.name, *section.args))}>"
 
 
 @dataclass

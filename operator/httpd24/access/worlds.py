@@ -40,7 +40,7 @@ from ..config.gcpause import gc_paused
 from . import expr as X
 from .model import Model, Scope, build
 from .plan import (
-    Plan, ScopePlan, agree_on_shared, location_url, one_line, own_expr_24, plan_as_read, plan_kind, predecessors,
+    Plan, ScopePlan, check_places, location_url, one_line, own_expr_24, plan_as_read, plan_kind, predecessors,
 )
 
 #: The undecided conditions one section's meaning may depend on, at most: 2**3 worlds tried for it.
@@ -67,7 +67,7 @@ def make_plan(model: Model) -> Plan:
     with gc_paused():
         plan = plan_as_read(model)
         settle(plan)
-        agree_on_shared(plan)  # a world may have taken the translation of one of them away
+        check_places(plan)
         return plan
 
 
