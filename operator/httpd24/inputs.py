@@ -82,13 +82,10 @@ def load_manifest_objects(path: str, data: bytes, others: list[str] | None = Non
             loaded = json.loads(text)
         except ValueError as error:
             raise InputError(f"{path}: not valid JSON ({error}); pass a ConfigMap manifest or a configuration file")
-        if isinstance(loaded, dict):
-            objects = _field(loaded, "items", list, path) if "items" in loaded else [loaded]
-        elif isinstance(loaded, list):
-            objects = loaded
-        else:
+        if not isinstance(loaded, (dict, list)):
             raise InputError(f"{path}: not a Kubernetes object or a list of them; pass a ConfigMap manifest or a "
                              "configuration file")
+        objects = members(loaded, path)
     else:
         try:
             import yaml
@@ -101,16 +98,26 @@ def load_manifest_objects(path: str, data: bytes, others: list[str] | None = Non
             where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else path
             helm = "; a Helm template: pass what `helm template` renders" if "{{" in text else ""
             raise InputError(f"{where}: not valid YAML ({getattr(error, 'problem', error)}){helm}")
-        expanded = []
-        for obj in objects:
-            if isinstance(obj, dict) and obj.get("kind") == "List":
-                expanded.extend(_field(obj, "items", list, path))
-            else:
-                expanded.append(obj)
-        objects = expanded
+        objects = [member for obj in objects for member in members(obj, path)]
     if others is not None:
         others.extend(_SHAPES.get(type(o), f"a {type(o).__name__}") for o in objects if not isinstance(o, dict))
     return [o for o in objects if isinstance(o, dict)]
+
+
+def members(document, path: str) -> list:
+    """What one document of the manifest at ``path`` stands for, in order: a List's items (none when it
+    has no ``items`` or ``items: null``), in JSON any object's ``items`` and an array's elements (as
+    ``kubectl get -o json`` writes lists); else the document itself. :mod:`.manifest_edit` numbers the
+    objects with this too, so that an index names the same object in both."""
+    if path.endswith(".json"):
+        if isinstance(document, list):
+            return document
+        if isinstance(document, dict) and "items" in document:
+            return _field(document, "items", list, path)
+        return [document]
+    if isinstance(document, dict) and document.get("kind") == "List":
+        return _field(document, "items", list, path)
+    return [document]
 
 
 #: How many nodes a manifest's aliases may add when expanded. Hand-written manifests use a few, if any;

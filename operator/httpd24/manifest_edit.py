@@ -26,7 +26,7 @@ from typing import Mapping
 
 import yaml
 
-from .inputs import load_manifest_objects
+from .inputs import load_manifest_objects, members
 
 #: Characters a YAML literal block can hold (the printable set of YAML 1.1, tab and line feed).
 _UNPRINTABLE = re.compile("[^\x09\x0a\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -38,18 +38,23 @@ class ManifestEditError(Exception):
     """A value that cannot be rewritten in place; the message says which and what to do."""
 
 
-def _object_nodes(text: str) -> list[yaml.MappingNode]:
-    """The mapping nodes of the manifest's objects, in the order of :func:`inputs.load_manifest_objects`."""
+def _object_nodes(path: str, text: str) -> list[yaml.MappingNode]:
+    """The nodes of the manifest's objects, numbered as :func:`inputs.load_manifest_objects` numbers them
+    (both ask :func:`inputs.members`, and keep the mappings): a List without items before a ConfigMap must
+    not shift the index to another object."""
     out: list[yaml.MappingNode] = []
     for doc in yaml.compose_all(text, Loader=yaml.SafeLoader):
-        if not isinstance(doc, yaml.MappingNode):
-            continue
-        kind = _get(doc, "kind")
-        items = _get(doc, "items")
-        if isinstance(kind, yaml.ScalarNode) and kind.value == "List" and isinstance(items, yaml.SequenceNode):
-            out.extend(n for n in items.value if isinstance(n, yaml.MappingNode))
+        value = yaml.SafeLoader("").construct_document(doc) if doc is not None else None
+        listed = members(value, path)
+        if len(listed) == 1 and listed[0] is value:
+            nodes = [doc]
         else:
-            out.append(doc)
+            items = doc if isinstance(doc, yaml.SequenceNode) else _get(doc, "items")
+            nodes = items.value if isinstance(items, yaml.SequenceNode) else []
+            if len(nodes) != len(listed):  # items from a merge key (<<: *list): which node is which is unknown
+                raise ManifestEditError(f"{path}:{doc.start_mark.line + 1}: the list's items cannot be found in its "
+                                        "text -> write them out under items:, or print the ConfigMap without --write")
+        out.extend(node for node, member in zip(nodes, listed) if isinstance(member, dict))
     return out
 
 
@@ -124,7 +129,7 @@ _KEPT = object()
 def rewrite(path: str, text: str, index: int, values: Mapping[str, str]) -> str:
     """``text`` (the manifest at ``path``) with ``data`` values of its ``index``-th object replaced by ``values``."""
     try:
-        nodes = _object_nodes(text)
+        nodes = _object_nodes(path, text)
     except yaml.YAMLError as error:
         if path.endswith(".json"):  # JSON that YAML 1.1 does not read (tabs for indentation, say)
             raise ManifestEditError(f"{path}: this JSON cannot be edited in place ({error}) -> print the "

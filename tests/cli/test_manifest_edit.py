@@ -205,3 +205,23 @@ def test_a_block_at_the_end_of_a_file_without_a_line_break_stays_so():
         "MaxClients", "MaxRequestWorkers")
     # a value that now ends in a line break gets one
     assert rewrite("cm.yaml", text, 0, {"httpd.conf": "ServerName x\n"}).endswith("|\n    ServerName x\n")
+
+
+@pytest.mark.parametrize("empty_list", ["kind: List\n", "kind: List\nitems:\n", "kind: List\nitems: null\n",
+                                        "kind: List\nitems: []\n"])
+def test_a_list_without_items_shifts_no_object(empty_list):
+    """The reader skips a List without items; the editor counted it as an object, so the ConfigMap after it
+    was addressed by the index of the one before it."""
+    manifest = (f"{empty_list}---\nkind: ConfigMap\ndata:\n  a: |\n    first\n---\n"
+                "kind: ConfigMap\ndata:\n  a: |\n    second\n")
+    assert [o["data"]["a"] for o in load_manifest_objects("m.yaml", manifest.encode())] == ["first\n", "second\n"]
+    out = rewrite("m.yaml", manifest, 1, {"a": "changed\n"})
+    assert out == manifest.replace("second", "changed")
+
+
+def test_a_json_list_of_any_kind_addresses_its_items_like_the_reader():
+    """`kubectl get configmaps -o json` writes a ConfigMapList (the API's kind), whose items the reader lists."""
+    listed = ('{"kind": "ConfigMapList", "items": [\n {"kind": "ConfigMap", "data": {"a": "first\\n"}},\n'
+              ' {"kind": "ConfigMap", "data": {"a": "second\\n"}}]}\n')
+    out = rewrite("l.json", listed, 1, {"a": "changed\n"})
+    assert out == listed.replace("second", "changed")
