@@ -333,45 +333,60 @@ def _configmap_yaml(source: inputs.Source, migration: Migration) -> str:
     return yaml.dump(obj, Dumper=Dumper, sort_keys=False, allow_unicode=True)
 
 
-def _write(source: inputs.Source, migration: Migration, err, wrote: dict[str, bytes]) -> bool:
-    """Write the changed files (each atomically, keeping its permissions); False if one could not be.
+def _write(source: inputs.Source, migration: Migration, err, wrote: dict[str, bytes]) -> set[str]:
+    """Write the changed files (each atomically, keeping its permissions); the names of those that could
+    not be, each said on ``err`` with why. As ruff writes every fix it can, one file (or ConfigMap value)
+    that cannot be written keeps no other from being written.
 
     A ConfigMap's manifest gets only its changed values replaced (:mod:`httpd24.manifest_edit`).
     ``wrote``: what this run has written so far, by real path: a manifest of several ConfigMaps is
     written once for each, and its own earlier write is not someone else's edit (:func:`_replace_file`).
     """
     if source.kind == "configmap":
-        if not migration.changed or source.manifest is None:
-            return True
-        from . import manifest_edit
-
-        binary = [name for name in sorted(migration.changed) if source.origin.get(name) == "binaryData"]
-        if binary:  # base64 is not edited in place: a person moves the value to data, or applies the printout
-            for name in binary:
-                err.write(f"httpd24: {source.display(name)}: not written: a binaryData value, which --write does "
-                          "not edit in place -> move it to data as text, or print the ConfigMap without --write "
-                          "and apply that\n")
-            return False
-        expected = wrote.get(os.path.realpath(source.manifest), source.manifest_data)
-        try:
-            with open(source.manifest, "rb") as handle:
-                raw = handle.read()
-            if expected is not None and raw != expected:
-                return _changed_meanwhile(source.manifest, err)
-            text = raw.decode("utf-8")  # bytes, not newline translation: CRLF stays CRLF
-            values = {name: migration.files[name].decode("utf-8") for name in sorted(migration.changed)}
-            new = manifest_edit.rewrite(source.manifest, text, source.manifest_index, values)
-        except (OSError, UnicodeDecodeError, manifest_edit.ManifestEditError) as error:
-            err.write(f"httpd24: {source.label}: not written: {error}\n")
-            return False
-        return _replace_file(source.manifest, new.encode("utf-8"), err, raw, wrote)
-    ok = True
+        return _write_configmap(source, migration, err, wrote)
+    unwritten = set()
     for name in sorted(migration.changed):
         path = source.paths.get(name)
         if path is not None:
             expected = wrote.get(os.path.realpath(path), migration.original.get(name))
-            ok &= _replace_file(path, migration.files[name], err, expected, wrote)
-    return ok
+            if not _replace_file(path, migration.files[name], err, expected, wrote):
+                unwritten.add(name)
+    return unwritten
+
+
+def _write_configmap(source: inputs.Source, migration: Migration, err, wrote: dict[str, bytes]) -> set[str]:
+    """:func:`_write` for a ConfigMap: its changed values that can be edited in place are written."""
+    if not migration.changed or source.manifest is None:
+        return set()
+    from . import manifest_edit
+
+    refused: dict[str, str] = {}
+    for name in sorted(migration.changed):
+        if source.origin.get(name) == "binaryData":
+            # base64 is not edited in place: a person moves the value to data, or applies the printout
+            refused[name] = ("a binaryData value, which --write does not edit in place -> move it to data as "
+                             "text, or print the ConfigMap without --write and apply that")
+    expected = wrote.get(os.path.realpath(source.manifest), source.manifest_data)
+    values: dict[str, str] = {}
+    if len(refused) < len(migration.changed):
+        try:
+            values = {name: migration.files[name].decode("utf-8") for name in sorted(migration.changed)
+                      if name not in refused}
+            with open(source.manifest, "rb") as handle:
+                raw = handle.read()
+            if expected is not None and raw != expected:
+                _changed_meanwhile(source.manifest, err)
+                return set(migration.changed)
+            text = raw.decode("utf-8")  # bytes, not newline translation: CRLF stays CRLF
+            new = manifest_edit.rewrite(source.manifest, text, source.manifest_index, values, refused)
+        except (OSError, UnicodeDecodeError, manifest_edit.ManifestEditError) as error:
+            err.write(f"httpd24: {source.label}: not written: {error}\n")
+            return set(migration.changed)
+    for name, why in sorted(refused.items()):
+        err.write(f"httpd24: {source.display(name)}: not written: {why}\n")
+    if values.keys() - refused.keys() and not _replace_file(source.manifest, new.encode("utf-8"), err, raw, wrote):
+        return set(migration.changed)
+    return set(refused)
 
 
 def _changed_meanwhile(path: str, err) -> bool:
@@ -480,19 +495,20 @@ def _rewrite_in_place(path: str, data: bytes, err, expected: bytes | None = None
     return True
 
 
-def _summary(source: inputs.Source, migration: Migration, err, written: bool = True) -> None:
-    """What was fixed and what needs a person; ``written``: False when ``--write`` could not write the
-    result, so nothing is said to be fixed."""
+def _summary(source: inputs.Source, migration: Migration, err, unwritten: Iterable[str] = ()) -> None:
+    """What was fixed and what needs a person; ``unwritten``: the files ``--write`` could not write, whose
+    fixes are not said to be made."""
     if migration.applied:
-        counts = ", ".join(f"{code} x{n}" for code, n in migration.summary().items())
-        files = ", ".join(source.display(n) for n in sorted(migration.changed))
-        if written:
-            err.write(f"{source.label}: fixed {len(migration.applied)} finding(s) ({counts}) in {files}\n")
-        else:
-            err.write(f"{source.label}: nothing written; {len(migration.applied)} finding(s) would be fixed "
-                      f"({counts}) in {files}\n")
-        label = "fixed  " if written else "would fix"
+        left = set(unwritten)
+        done = [f for f in migration.applied if f.file not in left]
+        undone = [f for f in migration.applied if f.file in left]
+        if done:
+            err.write(f"{source.label}: fixed {len(done)} finding(s) ({_counts(done)}) in {_files(source, done)}\n")
+        if undone:
+            err.write(f"{source.label}: {'not' if done else 'nothing'} written; {len(undone)} finding(s) would be "
+                      f"fixed ({_counts(undone)}) in {_files(source, undone)}\n")
         for finding in migration.applied:
+            label = "would fix" if finding.file in left else "fixed  "
             err.write(f"  {label} {report.text_line(finding, source.display(finding.file))}\n")
     for failure in migration.failures:
         err.write(f"{source.label}: {failure}\n")
@@ -509,6 +525,18 @@ def _summary(source: inputs.Source, migration: Migration, err, written: bool = T
         err.write(f"  note    {report.text_line(finding, source.display(finding.file))}\n")
     for finding in migration.silenced:
         err.write(f"  ignored {report.text_line(finding, source.display(finding.file))}\n")
+
+
+def _counts(findings: list[Finding]) -> str:
+    """``HT101 x2, HT403 x1``: how many findings of each code."""
+    counts: dict[str, int] = {}
+    for finding in findings:
+        counts[finding.code] = counts.get(finding.code, 0) + 1
+    return ", ".join(f"{code} x{n}" for code, n in sorted(counts.items()))
+
+
+def _files(source: inputs.Source, findings: list[Finding]) -> str:
+    return ", ".join(source.display(name) for name in sorted({f.file for f in findings}))
 
 
 def cmd_migrate(args: argparse.Namespace, out, err) -> int:
@@ -539,7 +567,7 @@ def cmd_migrate(args: argparse.Namespace, out, err) -> int:
         if migration.cycle is not None:
             failed |= _report_parse_errors(source, [migration.cycle], err)
             continue
-        written = True
+        unwritten: set[str] = set()
         would_change |= bool(migration.changed)
         needs_person |= bool(_need_a_person(migration))
         if args.check:
@@ -548,8 +576,8 @@ def cmd_migrate(args: argparse.Namespace, out, err) -> int:
         elif args.diff:
             out.write(_diff(source, migration))
         elif args.write:
-            written = _write(source, migration, err, wrote)
-            failed |= not written
+            unwritten = _write(source, migration, err, wrote)
+            failed |= bool(unwritten)
         elif source.kind == "configmap":
             out.write("---\n" + _configmap_yaml(source, migration))
         else:
@@ -561,7 +589,7 @@ def cmd_migrate(args: argparse.Namespace, out, err) -> int:
                     out.write(f"# ==> {source.display(name)} <==\n")
                 out.write(migration.files[name].decode("utf-8", "surrogateescape"))
         if not args.quiet:
-            _summary(source, migration, err, written)
+            _summary(source, migration, err, unwritten)
         if args.verify:
             verify_failed |= _verify(source, migration, out, err)
     progress.close()

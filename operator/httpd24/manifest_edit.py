@@ -14,8 +14,8 @@ An anchored value and its aliases are one node, rewritten once when every key
 sharing it gets the same text; an anchor or a tag on a value stays. Every edit
 is checked: the new manifest must load to the same objects with only the edited
 values changed. Anything else (a plain, single-quoted or folded value, text YAML
-cannot hold in a block) raises :class:`ManifestEditError` with what to do, and
-nothing is written.
+cannot hold in a block) raises :class:`ManifestEditError` with what to do, or is
+left as it was and named, the other values being written.
 """
 
 from __future__ import annotations
@@ -126,8 +126,13 @@ def _lf_block(old: str, value: str, where: str, parent: int) -> str:
 _KEPT = object()
 
 
-def rewrite(path: str, text: str, index: int, values: Mapping[str, str]) -> str:
-    """``text`` (the manifest at ``path``) with ``data`` values of its ``index``-th object replaced by ``values``."""
+def rewrite(path: str, text: str, index: int, values: Mapping[str, str],
+            refused: dict[str, str] | None = None) -> str:
+    """``text`` (the manifest at ``path``) with ``data`` values of its ``index``-th object replaced by ``values``.
+
+    ``refused``: where each value that cannot be edited in place goes (key -> why), the others being
+    replaced, as a fixer writes the fixes it can; without it, the first such value raises. What no value
+    can be edited for (the file does not parse, the object has no data mapping) always raises."""
     try:
         nodes = _object_nodes(path, text)
     except yaml.YAMLError as error:
@@ -139,37 +144,52 @@ def rewrite(path: str, text: str, index: int, values: Mapping[str, str]) -> str:
         raise ManifestEditError(f"{path}: the ConfigMap has no data mapping here -> print it without --write")
     data = _get(nodes[index], "data")
     spans = []
+    written: dict[str, str] = {}
     done: set[int] = set()
     for key, value in values.items():
         node = _get(data, key)  # type: ignore[arg-type]
-        where = f"{path}:{(node.start_mark.line + 1) if node else '?'}: data.{key}"
-        # An anchor and its aliases are one node: its one text must be what each of their keys gets.
+        # An anchor and its aliases are one node, edited once for every key that shares it.
         owners = [k for k, v in data.value if v is node]  # type: ignore[union-attr]  # the anchor's key first
-        sharing = sorted(str(k.value) for k in owners)
-        if len(sharing) > 1:
+        if len(owners) > 1:
             if id(node) in done:
                 continue
-            if any(values.get(k, _KEPT) != value for k in sharing):
-                keys = ", ".join("data." + k for k in sharing)
-                raise ManifestEditError(f"{path}:{node.start_mark.line + 1}: {keys}: one value (an anchor and its "
-                                        f"alias), which would get different texts -> write each out in full, then "
-                                        f"run again")
             done.add(id(node))
-        if not isinstance(node, yaml.ScalarNode) or node.style not in ("|", '"'):
-            raise ManifestEditError(f"{where}: the value is not a literal block (key: |) -> write it as one "
-                                    f"(or print the ConfigMap without --write), then run again")
-        start, end = node.start_mark.index, node.end_mark.index
-        if node.style == '"':
-            old = text[start:end]
-            new = old[: old.index('"')] + json.dumps(value, ensure_ascii=False)  # an anchor or a tag stays
-        else:
-            new = _block(text[start:end], value, where, owners[0].start_mark.column)
-        spans.append((start, end, new))
+        keys = [str(k.value) for k in owners if str(k.value) in values] or [key]
+        try:
+            spans.append(_span(path, text, node, owners, values, key))
+        except ManifestEditError as error:
+            if refused is None:
+                raise
+            refused.update((k, str(error)) for k in keys)
+            continue
+        written.update((k, values[k]) for k in keys)
     out = text
     for start, end, new in sorted(spans, reverse=True):
         out = out[:start] + new + out[end:]
-    _check(path, text, out, index, values)
+    _check(path, text, out, index, written)
     return out
+
+
+def _span(path: str, text: str, node: yaml.Node | None, owners: list, values: Mapping[str, str],
+          key: str) -> tuple[int, int, str]:
+    """(start, end, new text) of the value of ``key``; ``owners``: the keys whose value ``node`` is."""
+    value = values[key]
+    where = f"{path}:{(node.start_mark.line + 1) if node else '?'}: data.{key}"
+    sharing = sorted(str(k.value) for k in owners)
+    # An anchor and its aliases are one node: its one text must be what each of their keys gets.
+    if len(sharing) > 1 and any(values.get(k, _KEPT) != value for k in sharing):
+        keys = ", ".join("data." + k for k in sharing)
+        raise ManifestEditError(f"{path}:{node.start_mark.line + 1}: {keys}: one value (an anchor and its "  # type: ignore[union-attr]
+                                f"alias), which would get different texts -> write each out in full, then "
+                                f"run again")
+    if not isinstance(node, yaml.ScalarNode) or node.style not in ("|", '"'):
+        raise ManifestEditError(f"{where}: the value is not a literal block (key: |) -> write it as one "
+                                f"(or print the ConfigMap without --write), then run again")
+    start, end = node.start_mark.index, node.end_mark.index
+    if node.style == '"':
+        old = text[start:end]
+        return start, end, old[: old.index('"')] + json.dumps(value, ensure_ascii=False)  # an anchor or a tag stays
+    return start, end, _block(text[start:end], value, where, owners[0].start_mark.column)
 
 
 def _check(path: str, before: str, after: str, index: int, values: Mapping[str, str]) -> None:

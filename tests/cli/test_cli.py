@@ -381,3 +381,27 @@ def test_debians_own_directory_is_read_as_httpd_reads_it():
     assert "/etc/apache2/magic: not read (data read by MIMEMagicFile at mods-available/mime_magic.conf:" in err
     assert "/etc/apache2/envvars: not read (a shell script apache2ctl reads, which no Include names)" in err
     assert "/magic:" not in out and "HT001" not in out
+
+
+@pytest.mark.parametrize("blocked, why", [
+    ("  extra.conf: >\n    MaxClients 5\n", "the value is not a literal block (key: |)"),
+    ("binaryData:\n  extra.conf: TWF4Q2xpZW50cyA1Cg==\n", "a binaryData value, which --write does not edit in place"),
+])
+def test_write_writes_every_value_it_can_and_names_each_it_cannot(tmp_path, blocked, why):
+    """As ruff writes the fixes it can: one value written as a folded scalar (or base64) no longer keeps
+    the other values of the ConfigMap from being migrated. The run still fails, naming that value."""
+    manifest = tmp_path / "cm.yaml"
+    text = ("kind: ConfigMap\nmetadata: {name: web}\ndata:\n  httpd.conf: |\n    Include extra.conf\n"
+            "    MaxClients 10\n" + blocked)
+    manifest.write_text(text)
+    code, _, err = run("migrate", "--write", "--select", "HT101", str(manifest))
+    assert code == 2, err
+    assert manifest.read_text() == text.replace("MaxClients 10", "MaxRequestWorkers 10")
+    assert f"{manifest}[default/web]:extra.conf: not written: " in err and why in err, err
+    assert f"{manifest}[default/web]: fixed 1 finding(s) (HT101 x1) in {manifest}[default/web]:httpd.conf" in err
+    assert f"{manifest}[default/web]: not written; 1 finding(s) would be fixed (HT101 x1) in " \
+           f"{manifest}[default/web]:extra.conf" in err
+    assert f"  fixed   {manifest}[default/web]:httpd.conf:2:1: HT101" in err
+    assert f"  would fix {manifest}[default/web]:extra.conf:1:1: HT101" in err
+    code, out, _ = run("migrate", "--check", "--select", "HT101", str(manifest))
+    assert code == 1 and out == f"would migrate {manifest}[default/web]:extra.conf\n"

@@ -97,6 +97,17 @@ def test_an_alias_whose_text_would_differ_from_its_anchor_is_refused(values):
                               "which would get different texts -> write each out in full"), message
 
 
+def test_values_refused_are_named_each_and_the_others_written():
+    manifest = ALIASED + "  other.conf: >\n    MaxClients 1\n  site.conf: |\n    MaxClients 2\n"
+    refused: dict[str, str] = {}
+    out = rewrite("cm.yaml", manifest, 0, {"httpd.conf": "A\n", "copy.conf": "B\n", "other.conf": "C\n",
+                                           "site.conf": "MaxRequestWorkers 2\n"}, refused)
+    assert out == manifest.replace("MaxClients 2", "MaxRequestWorkers 2")
+    assert sorted(refused) == ["copy.conf", "httpd.conf", "other.conf"]
+    assert "one value (an anchor and its alias)" in refused["copy.conf"] == refused["httpd.conf"]
+    assert refused["other.conf"].startswith("cm.yaml:6: data.other.conf: the value is not a literal block")
+
+
 #: What `kubectl get configmap -o yaml` writes for a value whose first line is indented: an indentation
 #: indicator (`|2`: the content is indented two more than the key), so the block's own indentation is
 #: not the first line's.

@@ -145,12 +145,6 @@ class Migration:
     def changed(self) -> set[str]:
         return {name for name, data in self.files.items() if data != self.original.get(name)}
 
-    def summary(self) -> dict[str, int]:
-        counts: dict[str, int] = {}
-        for finding in self.applied:
-            counts[finding.code] = counts.get(finding.code, 0) + 1
-        return dict(sorted(counts.items()))
-
 
 def migrate(
     configset: ConfigSet,
