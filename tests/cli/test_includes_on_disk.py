@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from clirun import run, stdin
+from clirun import run, run_limited, stdin
 
 SITE_22 = """\
 <Directory /srv/legacy>
@@ -368,3 +368,46 @@ def test_a_manifest_given_twice_is_reported_once(tmp_path):
     (tmp_path / "cm.yaml").write_text("kind: ConfigMap\nmetadata: {name: w}\ndata:\n  httpd.conf: |\n    MaxClients 1\n")
     code, out, err = run("lint", "--fail-on", "never", "cm.yaml", "./cm.yaml", str(tmp_path / "cm.yaml"), cwd=tmp_path)
     assert len(out.splitlines()) == 1 and "HT101" in out, out
+
+
+# -- a directory given: links to directories, as httpd follows them ------------------------------------
+def test_a_linked_directory_is_read_as_httpd_reads_it_even_when_it_points_outside(tmp_path):
+    """`Include ext/*.conf` with ext a link to a directory: httpd reads its files. The directory walk did
+    not follow the link, reported a false HT403 and `migrate` turned the Include into IncludeOptional. A
+    link pointing outside the directory given is followed too (it is part of the tree given, as httpd and
+    `cp -rL` see it), and `--write` changes the file it leads to."""
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared" / "a.conf").write_text("MaxClients 5\n")
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "httpd.conf").write_text("Include ext/*.conf\n")
+    (site / "ext").symlink_to("../shared")
+    code, out, err = run("lint", "--select", "HT101,HT403", str(site))
+    assert codes(out) == [(f"{site}/ext/a.conf:1", "HT101")], out + err
+    code, out, err = run("migrate", "--write", "--select", "HT101,HT403", str(site))
+    assert code == 0, err
+    assert (site / "httpd.conf").read_text() == "Include ext/*.conf\n"
+    assert (tmp_path / "shared" / "a.conf").read_text() == "MaxRequestWorkers 5\n" and (site / "ext").is_symlink()
+
+
+def test_a_directory_linked_inside_the_tree_is_one_set_of_files(tmp_path):
+    """Debian-style: enabled/ a link to available/. Its files are read once, under their own names."""
+    (tmp_path / "available").mkdir()
+    (tmp_path / "available" / "a.conf").write_text("MaxClients 5\n")
+    (tmp_path / "enabled").symlink_to("available")
+    (tmp_path / "httpd.conf").write_text("Include enabled/*.conf\n")
+    code, out, err = run("lint", "--select", "HT101,HT403", str(tmp_path))
+    assert codes(out) == [(f"{tmp_path}/available/a.conf:1", "HT101")], out + err
+
+
+def test_a_link_loop_in_a_directory_ends_and_is_named(tmp_path):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "up").symlink_to("..")
+    (tmp_path / "sub" / "again").symlink_to("..")
+    (tmp_path / "self").symlink_to(".")
+    (tmp_path / "httpd.conf").write_text("MaxClients 5\n")
+    done = run_limited("lint", "--select", "HT101", str(tmp_path))
+    assert done.returncode == 0 and "internal error" not in done.stderr, done.stderr
+    assert codes(done.stdout) == [(f"{tmp_path}/httpd.conf:1", "HT101")], done.stdout
+    for link in ("self", "sub/up", "sub/again"):
+        assert f"{tmp_path}/{link}: not read (a symbolic link loop" in done.stderr, done.stderr

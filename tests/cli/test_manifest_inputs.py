@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from clirun import run
+from clirun import run, run_limited
 
 CONFIGMAP = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web}\n"
 
@@ -69,29 +69,9 @@ def test_a_yaml_alias_bomb_is_refused_before_it_is_expanded(tmp_path):
         value = f"&l{level} [{value}" + f", *l{level - 1}" * 8 + "]"
     (tmp_path / "bomb.yaml").write_text(CONFIGMAP + f"data:\n  httpd.conf: Include x\n  x: {value}\n")
     assert (tmp_path / "bomb.yaml").stat().st_size < 1024
-    done = _cli_limited("lint", str(tmp_path / "bomb.yaml"))
+    done = run_limited("lint", str(tmp_path / "bomb.yaml"))
     assert done.returncode == 2 and "internal error" not in done.stderr, done.stderr[-2000:]
     assert f"{tmp_path}/bomb.yaml" in done.stderr and "aliases" in done.stderr
-
-
-def _cli_limited(*argv):
-    """``httpd24 ARGV`` in a process of its own, killed after 20 s and held to 1 GB of memory."""
-    import os
-    import resource
-    import subprocess
-    import sys
-
-    operator = os.path.join(os.path.dirname(__file__), "..", "..", "operator")
-
-    def limit():
-        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
-
-    env = dict(os.environ, PYTHONPATH=os.path.abspath(operator))
-    try:
-        return subprocess.run([sys.executable, "-m", "httpd24", *argv], capture_output=True, text=True, env=env,
-                              timeout=20, preexec_fn=limit)
-    except subprocess.TimeoutExpired:
-        pytest.fail("still expanding after 20 s")
 
 
 # -- binaryData, as the webhook reads it --------------------------------------------------------------

@@ -157,13 +157,31 @@ class ConfigSet:
     def from_directory(
         cls, path: str, *, entry: str | None = None, server_root: str | None = None
     ) -> "ConfigSet":
-        """Every regular text file under ``path``; links inside the tree become aliases."""
+        """Every regular text file under ``path``, through links to files and directories as httpd follows
+        them: what a link inside the tree leads to is an alias of that file (one file, linted once); what
+        a link leads to outside the tree is read under the link's name (``Include ext/*.conf`` finds it,
+        and ``--write`` writes the file it leads to). A link to a directory above it (a loop) is not
+        followed, and named."""
         root = os.path.abspath(path)
+        real_root = os.path.realpath(root)
         files: dict[str, bytes] = {}
         aliases: dict[str, str] = {}
         skipped: dict[str, str] = {}
-        for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-            dirnames.sort()
+        #: directory being walked -> the real paths of it and of the directories above it.
+        above: dict[str, frozenset[str]] = {root: frozenset({real_root})}
+        for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
+            ancestors = above.pop(dirpath)
+            followed = []
+            for dirname in sorted(dirnames):
+                inner = os.path.join(dirpath, dirname)
+                real = os.path.realpath(inner)
+                if real in ancestors:
+                    name = os.path.relpath(inner, root).replace(os.sep, "/")
+                    skipped[name] = "a symbolic link loop: it leads to a directory above it; not followed"
+                    continue
+                above[inner] = ancestors | {real}
+                followed.append(dirname)
+            dirnames[:] = followed
             for filename in sorted(filenames):
                 full = os.path.join(dirpath, filename)
                 name = os.path.relpath(full, root).replace(os.sep, "/")
@@ -173,8 +191,8 @@ class ConfigSet:
                     if special:
                         skipped[name] = special
                     continue
-                if os.path.islink(full) and real.startswith(root + os.sep):
-                    aliases[name] = os.path.relpath(real, root).replace(os.sep, "/")
+                if real != os.path.join(real_root, name) and real.startswith(real_root + os.sep):
+                    aliases[name] = os.path.relpath(real, real_root).replace(os.sep, "/")
                     continue
                 reason = not_configuration(real)
                 if reason:
