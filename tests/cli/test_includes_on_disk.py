@@ -411,3 +411,35 @@ def test_a_link_loop_in_a_directory_ends_and_is_named(tmp_path):
     assert codes(done.stdout) == [(f"{tmp_path}/httpd.conf:1", "HT101")], done.stdout
     for link in ("self", "sub/up", "sub/again"):
         assert f"{tmp_path}/{link}: not read (a symbolic link loop" in done.stderr, done.stderr
+
+
+# -- Includes outside what was given ------------------------------------------------------------------
+def test_a_directory_given_names_every_file_its_includes_reach_outside_it(tmp_path):
+    """A directory given is the configuration, as a ConfigMap is: a file its Includes reach outside it is
+    not read (what the machine running the lint holds there need not be the server's), but it is never
+    left out silently (an existing file was), and the note says how to have it read."""
+    (tmp_path / "shared").mkdir()
+    for name in ("common.conf", "optional.conf", "relative.conf", "w.conf"):
+        (tmp_path / "shared" / name).write_text("MaxClients 3\n")
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "httpd.conf").write_text(f"Include {tmp_path}/shared/common.conf\nIncludeOptional {tmp_path}/shared/optional.conf\n"
+                                     f"Include ../shared/relative.conf\nIncludeOptional {tmp_path}/shared/w*.conf\n")
+    code, out, err = run("lint", "--select", "HT101,HT403", str(site))
+    assert out == "" and code == 0, out + err
+    for line, pattern in enumerate([f"{tmp_path}/shared/common.conf", f"{tmp_path}/shared/optional.conf",
+                                    f"{tmp_path}/shared/relative.conf", f"{tmp_path}/shared/w*.conf"], 1):
+        assert (f"httpd24: {pattern}: not read (outside the directory given, not checked; httpd.conf:{line} includes "
+                f"it: give {site}/httpd.conf instead of the directory to read it as httpd does)") in err, err
+    code, out, err = run("lint", "--select", "HT101,HT403", str(site / "httpd.conf"))
+    assert len(codes(out)) == 4 and {c for _, c in codes(out)} == {"HT101"}, out + err
+
+
+def test_a_relative_include_above_the_server_root_is_resolved(tmp_path):
+    """`Include ../shared/*.conf`: the files were read, yet the wildcard was judged to match none (HT403)."""
+    (tmp_path / "srv").mkdir()
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared" / "x.conf").write_text("MaxClients 4\n")
+    (tmp_path / "srv" / "httpd.conf").write_text(f"ServerRoot {tmp_path}/srv\nInclude ../shared/*.conf\n")
+    code, out, err = run("lint", "--select", "HT101,HT403", str(tmp_path / "srv" / "httpd.conf"))
+    assert codes(out) == [(f"{tmp_path}/shared/x.conf:1", "HT101")], out + err

@@ -11,6 +11,7 @@ in order, as httpd does while reading.
 from __future__ import annotations
 
 import fnmatch
+import glob
 import os
 import posixpath
 import re
@@ -220,21 +221,33 @@ class ConfigSet:
         return configset
 
     def _missing_includes(self) -> dict[str, str]:
-        """What a plain ``Include`` names that the set does not hold, with why it is not read: httpd (2.2
-        as 2.4) refuses to start without the file, so a directory that should be a whole server is not."""
+        """What an Include names that the set does not hold, with why it is not read, so that nothing is left
+        out unsaid: a file outside the directory given (what the machine running the lint holds there
+        need not be the server's; given the entry file, Includes are read from disk as httpd reads them),
+        and a plain ``Include`` of no file (httpd, 2.2 as 2.4, refuses to start without it, so a directory
+        that should be a whole server is not)."""
         missing: dict[str, str] = {}
         for name, doc in self.documents.items():
             for node in doc.directives():
-                if node.key != "include" or not node.args or "${" in node.args[0] or is_wildcard(node.args[0]):
+                if node.key not in _INCLUDES or not node.args or "${" in node.args[0]:
                     continue
                 names, outside = self.resolve_include(node.args[0])
-                if names or os.path.lexists(os.path.join(self.server_root, node.args[0])):
-                    continue  # (an empty directory is not in the set, and is no error)
-                where = f"{name}:{node.location.line} includes it"
-                missing.setdefault(node.args[0], (
-                    f"outside the directory given, not checked; {where}" if outside else
-                    f"no such file; {where}, and httpd refuses to start without it: add the file, or write "
-                    "IncludeOptional if the server does not have it either"))
+                if names:
+                    continue
+                where = self.located(node.args[0])
+                full = where if outside else os.path.join(self.server_root, where)
+                found = glob.glob(full) if is_wildcard(where) else os.path.lexists(full)
+                said = f"{name}:{node.location.line} includes it"
+                if outside and found:
+                    entry = os.path.join(self.server_root, self.entry or name)
+                    missing.setdefault(where, f"outside the directory given, not checked; {said}: give {entry} "
+                                              "instead of the directory to read it as httpd does")
+                elif not found and node.key == "include" and not is_wildcard(where):
+                    # (an empty directory is not in the set, and is no error)
+                    missing.setdefault(where, (
+                        f"outside the directory given, not checked; {said}" if outside else
+                        f"no such file; {said}, and httpd refuses to start without it: add the file, or write "
+                        "IncludeOptional if the server does not have it either"))
         return missing
 
     # -- rendering --------------------------------------------------------------------------
@@ -265,34 +278,41 @@ class ConfigSet:
             document.dispose()
 
     # -- include resolution ------------------------------------------------------------------
+    def located(self, path: str) -> str:
+        """A path as httpd would open it: relative to the server root when under it, else absolute (a
+        relative path that climbs out with ``..`` too, so that it is not taken for a name of the set)."""
+        if not path:
+            return path
+        if not path.startswith("/"):
+            relative = posixpath.normpath(path)
+            if relative != ".." and not relative.startswith("../"):
+                return relative
+            path = posixpath.join(self.server_root, relative)
+        path = posixpath.normpath(path)
+        root = self.server_root
+        if root != "/" and (path == root or path.startswith(root + "/")):
+            return path[len(root):].lstrip("/") or "."
+        return path
+
     def name_of(self, path: str) -> str | None:
         """A path as httpd would open it, as a name of this set (None if outside it)."""
-        if path.startswith("/"):
-            root = self.server_root
-            if root != "/" and (path == root or path.startswith(root + "/")):
-                path = path[len(root) :].lstrip("/")
-            else:
-                return path if path in self.documents else None
-        return posixpath.normpath(path) if path else path
+        name = self.located(path)
+        return None if name.startswith("/") and name not in self.documents else name
 
     def resolve_include(self, pattern: str) -> tuple[list[str], bool]:
         """Names an Include pattern reaches, alphabetically; and whether it points outside the set."""
-        relative = self.name_of(pattern)
-        if relative is None:
-            if is_wildcard(pattern):
-                # An absolute wildcard outside the server root may still match names given absolutely.
-                matches = sorted(n for n in self.documents if n.startswith("/") and glob_match(pattern, n))
-                return matches, not matches
-            return [], True
-        names = list(self.documents) + list(self.aliases)
-        if is_wildcard(relative):
-            matches = sorted(n for n in names if glob_match(relative, n))
-        elif relative in self.documents or relative in self.aliases:
-            matches = [relative]
+        where = self.located(pattern)
+        absolute = where.startswith("/")
+        names = [n for n in list(self.documents) + list(self.aliases) if n.startswith("/") == absolute]
+        if is_wildcard(where):
+            matches = sorted(n for n in names if glob_match(where, n))
+        elif where in self.documents or where in self.aliases:
+            matches = [where]
         else:
-            prefix = relative.rstrip("/") + "/"
+            prefix = where.rstrip("/") + "/"
             matches = sorted(n for n in names if n.startswith(prefix))
-        return [self.aliases.get(n, n) for n in matches], False
+        # An absolute path (files named absolutely are read from disk) outside the server root.
+        return [self.aliases.get(n, n) for n in matches], absolute and not matches
 
     # -- the view ----------------------------------------------------------------------------
     def view(self, target: Target = DEFAULT_TARGET) -> View:
