@@ -10,6 +10,7 @@ configurations httpd could not parse.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import difflib
 import json
 import os
@@ -232,6 +233,17 @@ def _report_source(source: inputs.Source, judged: Source | None, err) -> None:
                   "about what 2.2 did are left out (--source-version 2.2 applies them)\n")
 
 
+def _located(source: inputs.Source, finding: Finding, on_file: bool) -> tuple[str, Finding]:
+    """The file a finding is reported in, and the finding. ``on_file`` (SARIF, GitHub annotations): in a
+    file of the repository at its own line, a ConfigMap's in its manifest (:meth:`inputs.Source.on_file`),
+    the message naming the place in the value when the manifest's line cannot."""
+    if not on_file:
+        return source.display(finding.file), finding
+    file, line, column, inside = source.on_file(finding.file, finding.line, finding.column)
+    message = f"{inside}: {finding.message}" if inside else finding.message
+    return file, dataclasses.replace(finding, line=line, column=column, message=message)
+
+
 # -- lint -------------------------------------------------------------------------------------
 def cmd_lint(args: argparse.Namespace, out, err) -> int:
     sources, failed = _sources(args.paths, err, args.stdin_filename, args.server_root)
@@ -252,8 +264,9 @@ def cmd_lint(args: argparse.Namespace, out, err) -> int:
             failed |= _report_parse_errors(source, [error], err)
             findings = []
         _report_source(source, judged[0] if judged else None, err)
-        collected.extend((source.display(f.file), f) for f in findings)
-        silenced.extend((source.display(f.file), f) for f in quiet)
+        on_file = args.format in ("sarif", "github")
+        collected.extend(_located(source, f, on_file) for f in findings)
+        silenced.extend(_located(source, f, on_file) for f in quiet)
         progress.step(source.label)
     progress.close()
     if args.format == "json":

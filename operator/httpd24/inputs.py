@@ -58,11 +58,33 @@ class Source:
     origin: dict[str, str] = field(default_factory=dict)
     #: Something the user should know about how the input was read (shown on stderr).
     note: str = ""
+    #: For ConfigMaps: the manifest as it was named (on disk, or standard input's --stdin-filename).
+    manifest_name: str = ""
+    _positions: dict[str, tuple[str, int, int, bool]] | None = field(default=None, repr=False)
 
     def display(self, name: str) -> str:
         if self.kind == "configmap":
             return f"{self.prefix}:{name}"
         return self.paths.get(name) or os.path.join(self.prefix, name)
+
+    def on_file(self, name: str, line: int, column: int) -> tuple[str, int, int, str]:
+        """(file, line, column) of a place in the file ``name`` of the set, as the repository holds it, and
+        where in the ConfigMap value it is when the manifest's line cannot say it ("" when it can): code
+        scanning and GitHub annotations show results on a file's lines, and ``m.yaml[ns/web]:httpd.conf``
+        is no file. A literal block value maps line for line; any other value (quoted, as every value of a
+        JSON manifest is; folded; base64) gives its first character. Text output keeps :meth:`display`,
+        which names the ConfigMap and key, as the admission webhook does."""
+        if self.kind != "configmap" or not self.manifest_name:
+            return self.display(name), line, column, ""
+        if self._positions is None:
+            from .manifest_edit import value_positions
+
+            text = (self.manifest_data or b"").decode("utf-8", "replace")
+            self._positions = value_positions(self.manifest_name, text, self.manifest_index)
+        origin, first, start, exact = self._positions.get(name, (self.origin.get(name, "data"), 1, 1, False))
+        if exact:
+            return self.manifest_name, first + line - 1, start + column - 1, ""
+        return self.manifest_name, first, start, f"{origin}.{name}:{line}:{column}"
 
 
 def _is_manifest(path: str) -> bool:
@@ -212,9 +234,10 @@ def _field(obj: dict, name: str, kind: type, where: str):
 
 
 def configmap_source(obj: dict, label: str, manifest: str | None = None, index: int = 0,
-                     manifest_data: bytes | None = None) -> Source:
+                     manifest_data: bytes | None = None, manifest_name: str = "") -> Source:
     """A ConfigMap object (as a dict) as a configuration set. Raises InputError on a field of the
-    wrong shape (``metadata: web``), naming ``label`` and the field."""
+    wrong shape (``metadata: web``), naming ``label`` and the field. ``manifest``: the file to write
+    back (None for standard input); ``manifest_name``: the manifest as named, for reports on its lines."""
     from .config import ParseError
     from .k8s.review import extract_files
 
@@ -232,7 +255,7 @@ def configmap_source(obj: dict, label: str, manifest: str | None = None, index: 
     for key in binary:
         configset.skipped[key] = "binaryData with NUL bytes, not configuration"
     return Source(label, configset, prefix=label, kind="configmap", manifest=manifest, manifest_index=index,
-                  manifest_data=manifest_data, origin=origin)
+                  manifest_data=manifest_data, origin=origin, manifest_name=manifest_name)
 
 
 def load(path: str, *, server_root: str | None = None, errors: list[InputError] | None = None,
@@ -316,7 +339,7 @@ def from_bytes(path: str, data: bytes, *, server_root: str | None = None, on_dis
             for index, obj in configmaps:
                 meta = _field(obj, "metadata", dict, path)
                 label = f"{path}[{meta.get('namespace', 'default')}/{meta.get('name', '?')}]"
-                sources.append(configmap_source(obj, label, path if on_disk else None, index, data))
+                sources.append(configmap_source(obj, label, path if on_disk else None, index, data, path))
             return sources
         error = _no_configmap(path, objects, others)
         if error is not None:

@@ -85,9 +85,7 @@ def _lf_block(old: str, value: str, where: str, parent: int) -> str:
     if not content:
         raise ManifestEditError(f"{where}: the value is an empty block -> write the configuration into it, then run again")
     digits = "".join(c for c in indicators if c.isdigit())
-    # With an indicator (`|2`, as kubectl writes a value whose first line is indented) the block's
-    # indentation is the parent's plus it, not the first line's.
-    indent = parent + int(digits) if digits else len(content[0]) - len(content[0].lstrip(" "))
+    indent = _indent(digits, content, parent)
     # What follows the last content line (blank lines) belongs to the file, not to the value, unless "keep" (|+).
     last = max(i for i, line in enumerate(lines) if line.strip())
     tail = "" if "+" in indicators else "\n".join(lines[last + 1:])
@@ -120,6 +118,41 @@ def _lf_block(old: str, value: str, where: str, parent: int) -> str:
         # The file ended inside the block, without a line break: still so.
         return f"{opening}{indicators}{rest}\n{new_body}"
     return f"{opening}{digits}{chomp}{rest}\n{new_body}\n{tail}"
+
+
+def _indent(digits: str, content: list[str], parent: int) -> int:
+    """A literal block's indentation: with an indicator (`|2`, as kubectl writes a value whose first line is
+    indented) the parent's plus it, not the first line's."""
+    return parent + int(digits) if digits else len(content[0]) - len(content[0].lstrip(" "))
+
+
+def value_positions(path: str, text: str, index: int) -> dict[str, tuple[str, int, int, bool]]:
+    """Where each value of the ``index``-th object is in ``text``, for reports on the manifest's own lines:
+    key -> (``data`` or ``binaryData``, line, column of the value's first character, 1-based; whether the
+    value's lines and columns map one to one onto the file's). Only a literal block (``key: |``) does: its
+    line n is the file's line + n - 1, shifted by the block's indentation. Any other value (quoted, folded,
+    base64) is found at its first character. A manifest that cannot be composed has none."""
+    try:
+        nodes = _object_nodes(path, text)
+    except (yaml.YAMLError, ManifestEditError):
+        return {}
+    if index >= len(nodes):
+        return {}
+    found: dict[str, tuple[str, int, int, bool]] = {}
+    for field in ("data", "binaryData"):
+        mapping = _get(nodes[index], field)
+        for key, node in mapping.value if isinstance(mapping, yaml.MappingNode) else ():
+            line, column = node.start_mark.line + 1, node.start_mark.column + 1
+            found[str(key.value)] = (field, line, column, False)
+            if not (isinstance(node, yaml.ScalarNode) and node.style == "|"):
+                continue
+            header, _, body = text[node.start_mark.index:node.end_mark.index].replace("\r\n", "\n").partition("\n")
+            match = _HEADER.match(header)
+            content = [row for row in body.split("\n") if row.strip()]
+            if match and content:
+                digits = "".join(c for c in match.group("indicators") if c.isdigit())
+                found[str(key.value)] = (field, line + 1, _indent(digits, content, key.start_mark.column) + 1, True)
+    return found
 
 
 #: What a key not being rewritten "gets": never equal to a new text.
