@@ -443,3 +443,17 @@ def test_a_relative_include_above_the_server_root_is_resolved(tmp_path):
     (tmp_path / "srv" / "httpd.conf").write_text(f"ServerRoot {tmp_path}/srv\nInclude ../shared/*.conf\n")
     code, out, err = run("lint", "--select", "HT101,HT403", str(tmp_path / "srv" / "httpd.conf"))
     assert codes(out) == [(f"{tmp_path}/shared/x.conf:1", "HT101")], out + err
+
+
+def test_links_that_name_a_million_directories_without_a_loop_end(tmp_path):
+    """Two links in each of 20 levels, each to the next level: no loop, yet 2**20 directories to walk."""
+    (tmp_path / "httpd.conf").write_text("MaxClients 5\n")
+    for level in range(20):
+        (tmp_path / f"l{level}").mkdir()
+    (tmp_path / "l20").mkdir()
+    for level in range(20):
+        for link in "ab":
+            (tmp_path / f"l{level}" / link).symlink_to(f"../l{level + 1}")
+    done = run_limited("lint", "--select", "HT101", str(tmp_path))
+    assert done.returncode == 0 and codes(done.stdout) == [(f"{tmp_path}/httpd.conf:1", "HT101")], done.stderr[-2000:]
+    assert done.stderr.count("directories reached through links; neither this link nor any later one followed") == 1

@@ -162,7 +162,7 @@ class ConfigSet:
         them: what a link inside the tree leads to is an alias of that file (one file, linted once); what
         a link leads to outside the tree is read under the link's name (``Include ext/*.conf`` finds it,
         and ``--write`` writes the file it leads to). A link to a directory above it (a loop) is not
-        followed, and named."""
+        followed, and named; so are links past :data:`MAX_LINKED_DIRECTORIES`."""
         root = os.path.abspath(path)
         real_root = os.path.realpath(root)
         files: dict[str, bytes] = {}
@@ -170,16 +170,25 @@ class ConfigSet:
         skipped: dict[str, str] = {}
         #: directory being walked -> the real paths of it and of the directories above it.
         above: dict[str, frozenset[str]] = {root: frozenset({real_root})}
+        linked = 0
         for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
             ancestors = above.pop(dirpath)
             followed = []
             for dirname in sorted(dirnames):
                 inner = os.path.join(dirpath, dirname)
                 real = os.path.realpath(inner)
+                name = os.path.relpath(inner, root).replace(os.sep, "/")
                 if real in ancestors:
-                    name = os.path.relpath(inner, root).replace(os.sep, "/")
                     skipped[name] = "a symbolic link loop: it leads to a directory above it; not followed"
                     continue
+                if real != os.path.join(real_root, name):  # reached through a link
+                    if linked >= MAX_LINKED_DIRECTORIES:
+                        if linked == MAX_LINKED_DIRECTORIES:  # said once
+                            skipped[name] = (f"more than {MAX_LINKED_DIRECTORIES} directories reached through "
+                                             "links; neither this link nor any later one followed")
+                            linked += 1
+                        continue
+                    linked += 1
                 above[inner] = ancestors | {real}
                 followed.append(dirname)
             dirnames[:] = followed
@@ -339,6 +348,10 @@ class ConfigSet:
                 walker.walk_document(name, orphan_live, (), (), [name], reached)
         return view
 
+
+#: Links that lead to the same directories again and again (two in each of 20 levels) name a million
+#: directories without a loop; no server's tree reaches this many through links.
+MAX_LINKED_DIRECTORIES = 10_000
 
 #: No httpd configuration is this large; bigger files in a directory are logs or data.
 MAX_CONFIGURATION_BYTES = 16 * 1024 * 1024
