@@ -394,3 +394,13 @@ def test_ht502_message_claims_no_rewrite_it_does_not_make():
     [held] = [f for f in findings(text, "HT502") if "<Directory /srv/www>" in f.message]
     assert held.fix is None and "not rewritten automatically because <Directory /srv/www/b>" in held.message
     assert "rewritten to answer" not in held.message
+
+
+def test_a_quoted_limit_method_is_named_whole_in_the_reason():
+    """httpd reads `<Limit "GET POST">` as one method named `GET POST` (ap_getword_conf), which only that
+    section registers; the reason named `"GET` and could not find the section."""
+    text = ('<Directory /srv/www>\n    <Limit "GET POST">\n        Order deny,allow\n        Deny from all\n'
+            '    </Limit>\n</Directory>\n')
+    [finding] = [f for f in migrate(configset(text)).remaining if f.code == "HT501"]
+    assert 'names "GET POST", a method' in finding.message, finding.message
+    assert "httpd.conf:2: <Limit>" in finding.message, finding.message

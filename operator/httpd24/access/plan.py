@@ -20,6 +20,7 @@ from typing import Iterator
 
 from ..config import Item, Section
 from ..config.gcpause import gc_paused
+from ..config.parser import tokenize
 from . import authz22, remap
 from . import expr as X
 from .hosts import Entry, ipsubnet
@@ -1199,12 +1200,13 @@ def _unregistered_in(text: str, model: Model) -> tuple[str, str] | None:
     """(method, where a <Limit> names it) for a ``Require method`` line of ``text`` naming a method
     httpd does not know by itself."""
     for line in text.splitlines():
-        words = line.split()
+        words, raws, _ = tokenize(line)  # a quoted method name (`<Limit "GET POST">`) is one word
         if "method" not in words[:3] or words[0].lower() != "require":
             continue
-        for name in words[words.index("method") + 1:]:
+        at = words.index("method") + 1
+        for name, raw in zip(words[at:], raws[at:]):
             if not registered(name):
-                return name, _limit_naming(name, model)
+                return raw, _limit_naming(name, model)
     return None
 
 
