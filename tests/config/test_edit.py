@@ -25,7 +25,34 @@ def find(doc, key):
 def test_set_args_keeps_unchanged_spelling_and_other_lines():
     doc = parse('A "x"  \'y\' z\nB 1\n')
     edit.set_args(find(doc, "a"), ["x", "y y", "z"])
-    assert doc.render_text() == 'A "x" "y y" z\nB 1\n'
+    assert doc.render_text() == 'A "x"  \'y y\' z\nB 1\n'
+
+
+@pytest.mark.parametrize(
+    ("before", "values", "after"),
+    [
+        pytest.param('  keepalive   "yes"\n', ["On"], '  keepalive   "On"\n', id="spacing-quote-style-name-case"),
+        pytest.param("\tSSLProtocol\tall  -SSLv2   -SSLv3 \r\n", ["all", "-SSLv3"],
+                     "\tSSLProtocol\tall   -SSLv3 \r\n", id="drop-a-middle-word"),
+        pytest.param("SSLProtocol  -SSLv2\t+TLSv1 \n", ["+TLSv1"], "SSLProtocol  +TLSv1 \n", id="drop-the-first-word"),
+        pytest.param("LogLevel  warn\n", ["warn", "rewrite:trace3"], "LogLevel  warn rewrite:trace3\n", id="append"),
+        pytest.param("A 'b'\n", ["it's"], "A 'it\\'s'\n", id="single-quote-escaped"),
+        pytest.param('A  "b"\n', ['say "hi"'], 'A  "say \\"hi\\""\n', id="double-quote-escaped"),
+        pytest.param("A b\n", ["x y"], 'A "x y"\n', id="bare-word-needing-quotes"),
+        pytest.param('<IfModule  "mod_a.c" >\n</IfModule>\n', ["mod_b.c"], '<IfModule  "mod_b.c" >\n</IfModule>\n',
+                     id="section"),
+        pytest.param("A \\\n  b\n", ["c"], "A c\n", id="continuation-written-anew"),
+        pytest.param("A b", ["c"], "A c", id="no-final-newline"),
+    ],
+)
+def test_set_args_replaces_only_the_argument_text(before, values, after):
+    """Like tomlkit replacing a value: the name as written, the indentation, the spacing around
+    the arguments and each replaced word's quoting stay; only the words that changed are new."""
+    doc = parse(before)
+    node = next(doc.directives())
+    edit.set_args(node, values)
+    assert doc.render_text() == after
+    assert next(parse(after).directives()).args == values
 
 
 def test_set_args_quotes_what_needs_quoting():
@@ -137,3 +164,15 @@ def test_indent_unit_reads_a_file_once():
     assert edit.indent_unit(doc) == "    "
     doc.walk = None  # a second walk would fail
     assert edit.indent_unit(doc) == "    "
+
+
+def test_set_args_keeps_an_open_quote_only_at_the_end():
+    """httpd reads `"per-server 404` to the end of the line: kept while it stays the last word, closed
+    when a word comes after it."""
+    doc = parse('ErrorDocument  404 "per-server 404\n')
+    node = next(doc.directives())
+    edit.set_args(node, ["500", "per-server 404"])
+    assert doc.render_text() == 'ErrorDocument  500 "per-server 404\n'
+    edit.set_args(node, ["500", "per-server 404", "x"])
+    assert doc.render_text() == 'ErrorDocument  500 "per-server 404" x\n'
+    assert not node.unterminated_quote

@@ -31,7 +31,8 @@ def test_noop(text):
         pytest.param("KeepAlive 00\n", "KeepAlive On\n", id="double-zero-was-on"),
         pytest.param("KeepAlive false\n", "KeepAlive On\n", id="false-was-on"),
         pytest.param("KeepAlive yes\n", "KeepAlive On\n", id="yes"),
-        pytest.param('KeepAlive "0"\n', "KeepAlive Off\n", id="quoted"),
+        pytest.param('KeepAlive "0"\n', 'KeepAlive "Off"\n', id="quoted"),
+        pytest.param('Timeout 5\n  keepalive   "yes"  \n', 'Timeout 5\n  keepalive   "On"  \n', id="only-the-value-changes"),
         pytest.param("<VirtualHost *:80>\r\n\tKeepAlive 1\r\n</VirtualHost>\r\n",
                      "<VirtualHost *:80>\r\n\tKeepAlive On\r\n</VirtualHost>\r\n", id="crlf-tab"),
         pytest.param("KeepAlive 0", "KeepAlive Off", id="no-final-newline"),
@@ -56,7 +57,7 @@ def test_finding():
 
 
 @pytest.mark.apache
-@pytest.mark.parametrize("value", ["0", "15", "false"])
+@pytest.mark.parametrize("value", ["0", "15", "false", '  "yes"'])
 def test_real_httpd_refuses_original_accepts_fix(httpd, value):
     text = f"KeepAlive {value}\nKeepAliveTimeout 5\n"
     before = configtest({"ka.conf": text}, "ka.conf", ["mpm_event_module"], httpd=httpd)

@@ -68,6 +68,8 @@ def test_fix(options, after):
 def test_fix_keeps_layout():
     before = "<Directory /srv>\r\n\tOptions Indexes +FollowSymLinks\r\n</Directory>\r\n"
     assert fixed(before, "HT121") == "<Directory /srv>\r\n\tOptions Indexes FollowSymLinks\r\n</Directory>\r\n"
+    before = "<Directory /srv>\n  options  Indexes\t\"+FollowSymLinks\"  -Includes\n</Directory>\n"
+    assert fixed(before, "HT121") == "<Directory /srv>\n  options  Indexes\t\"FollowSymLinks\"\n</Directory>\n"
 
 
 def test_a_line_2_2_ignored_is_removed():

@@ -63,6 +63,8 @@ def test_fix_is_preserve():
         pytest.param("SSLProtocol all -SSLv2\n", "SSLProtocol all\n", id="plain"),
         pytest.param("SSLProtocol all -SSLv2 -SSLv3\n", "SSLProtocol all -SSLv3\n", id="middle"),
         pytest.param("SSLProxyProtocol ALL -sslv2\n", "SSLProxyProtocol ALL\n", id="proxy-case"),
+        pytest.param("Timeout 5\r\n\tsslprotocol\t'all'   -SSLv2  -SSLv3 \r\n", "Timeout 5\r\n\tsslprotocol\t'all'  -SSLv3 \r\n",
+                     id="layout-kept"),
     ],
 )
 def test_minus_fix(before, after):

@@ -36,6 +36,8 @@ def test_noop(text):
             '<IfModule mod_ssl.c>\n  SSLSessionCache "shmcb:/a b(5)"\n</IfModule>\n',
             id="quoted-uppercase",
         ),
+        pytest.param("Timeout 5\n\tsslsessioncache   'shm:/x(5)'\t\n", "Timeout 5\n\tsslsessioncache   'shmcb:/x(5)'\t\n",
+                     id="layout-kept"),
     ],
 )
 def test_fix(before, after):

@@ -7,11 +7,12 @@ re-parses the rendered text before it looks at locations again.
 
 from __future__ import annotations
 
+import difflib
 import re
 from typing import Iterable, Sequence
 
 from .nodes import Blank, Comment, Directive, Document, Node, Section
-from .parser import WHITESPACE, parse, tokenize
+from .parser import TOKEN, WHITESPACE, parse, tokenize
 
 _SPECIAL_START = ('"', "'")
 
@@ -30,16 +31,26 @@ def quote(value: str) -> str:
         and not (value.startswith("<") or value.endswith(">"))
     ):
         return value
-    out = ['"']
+    return _quoted(value, '"')
+
+
+def _quoted(value: str, mark: str) -> str:
+    """``value`` between ``mark`` quotes, escaped as ``ap_getword_conf`` unescapes it."""
+    out = [mark]
     for i, char in enumerate(value):
-        if char == '"':
-            out.append('\\"')
-        elif char == "\\" and (i + 1 == len(value) or value[i + 1] in '"\\'):
+        if char == mark:
+            out.append("\\" + mark)
+        elif char == "\\" and (i + 1 == len(value) or value[i + 1] in mark + "\\"):
             out.append("\\\\")
         else:
             out.append(char)
-    out.append('"')
+    out.append(mark)
     return "".join(out)
+
+
+def _quoted_like(value: str, word: str) -> str:
+    """``value`` in the quotes ``word`` was written with, if any."""
+    return _quoted(value, word[0]) if word.startswith(_SPECIAL_START) else quote(value)
 
 
 def _container(node: Node) -> list[Node]:
@@ -56,28 +67,77 @@ def _newline(node: Node) -> str:
         return "\n"
 
 
-def _args_text(node: Directive, values: Sequence[str]) -> str:
-    old_values, old_raws = node.args, node.raw_args
-    words = []
-    for i, value in enumerate(values):
-        if i < len(old_values) and old_values[i] == value and i < len(old_raws):
-            words.append(old_raws[i])
-        else:
-            words.append(quote(value))
-    return " ".join(words)
-
-
 def set_args(node: Directive, values: Sequence[str]) -> None:
-    """Replace the arguments; unchanged values keep their original spelling."""
+    """Replace the arguments, and only them, as tomlkit replaces a value.
+
+    The name as written, the indentation, the spacing between the words and after them stay;
+    a word whose value is unchanged keeps its spelling, a replaced word keeps the quotes it had.
+    A line continued with a backslash is written anew on one line (its words cannot be
+    placed back across the break)."""
     values = list(values)
     if values == node.args and not node.unterminated_quote:
         return  # nothing to change: keep the line exactly as written
-    _write(node, values)
+    cut = _cut(node)
+    if cut is None:
+        _write(node, values)
+        return
+    head, seps, words, tail = cut
+    # A quote left open runs to the end of the line: it stays as written only while its word stays last.
+    open_quote = len(words) - 1 if node.unterminated_quote else None
+    placed: list[tuple[int | None, str]] = []
+    opcodes = difflib.SequenceMatcher(None, node.args, values, autojunk=False).get_opcodes()
+    for tag, i1, i2, j1, j2 in opcodes:
+        for k, value in enumerate(values[j1:j2]):
+            old = i1 + k if tag in ("equal", "replace") and i1 + k < i2 else None
+            if old is None:
+                placed.append((None, quote(value)))
+            elif tag == "equal" and (old != open_quote or j1 + k == len(values) - 1):
+                placed.append((old, words[old]))
+            else:
+                placed.append((old, _quoted_like(value, words[old])))
+    text = []
+    for n, (old, word) in enumerate(placed):
+        # The first word takes the spacing after the name; a word moved to the front gets one space.
+        text.append((seps[0] if seps else " ") if n == 0 else (seps[old] if old else " "))
+        text.append(word)
+    node.raw = head + "".join(text) + tail
+    node.args = values
+    _, node.raw_args, node.unterminated_quote = tokenize("".join(text))
+
+
+def _cut(node: Directive) -> tuple[str, list[str], list[str], str] | None:
+    """The line around its words: (text before the first, the whitespace before each, the words,
+    text after the last); None when the line is continued or its name is not written as is."""
+    raw, eol = node.raw, node.eol
+    body = raw[: len(raw) - len(eol)]
+    if "\n" in body:
+        return None
+    lead = node.indent + ("<" if isinstance(node, Section) else "") + node.name
+    if not body.startswith(lead):
+        return None
+    start = len(lead)
+    end = body.rfind(">") if isinstance(node, Section) else len(body.rstrip(WHITESPACE))
+    if end < start:
+        return None
+    region = body[start:end]
+    seps, words, pos = [], [], 0
+    for match in TOKEN.finditer(region):
+        seps.append(region[pos : match.start(1)])
+        words.append(match.group(1))
+        pos = match.end()
+    if words != node.raw_args:
+        return None
+    return body[:start], seps, words, region[pos:] + body[end:] + eol
 
 
 def _write(node: Directive, values: list[str]) -> None:
     """Write the line anew from the name and ``values`` (unchanged values keep their spelling)."""
-    text = _args_text(node, values)
+    old_values, old_raws = node.args, node.raw_args
+    words = [
+        old_raws[i] if i < len(old_values) and old_values[i] == value and i < len(old_raws) else quote(value)
+        for i, value in enumerate(values)
+    ]
+    text = " ".join(words)
     if isinstance(node, Section):
         node.raw = f"{node.indent}<{node.name}{' ' + text if text else ''}>{node.eol}"
     else:

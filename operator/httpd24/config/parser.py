@@ -39,7 +39,8 @@ OPAQUE_SECTIONS = frozenset({"perl", "macro"})
 #: recurse once per level, and no configuration needs more than a handful (the deepest in the corpus: 9).
 MAX_SECTION_DEPTH = 128
 
-_TOKEN = re.compile(
+#: One word as ap_getword_conf reads it, after the whitespace before it (group 1: the word as written).
+TOKEN = re.compile(
     r"""[ \t\n\r\f\v]*((?:
         "((?:[^"\\]++|\\.)*+\\?)("?)      # double-quoted (possessive: no backtracking)
       | '((?:[^'\\]++|\\.)*+\\?)('?)      # single-quoted
@@ -47,7 +48,7 @@ _TOKEN = re.compile(
     ))""",
     re.S | re.X,
 )
-_WORDS = _TOKEN.findall
+_WORDS = TOKEN.findall
 _DQ_ESCAPE = re.compile(r'\\([\\"])')
 #: Lines without these characters tokenize like str.split(): no quotes, no escapes,
 #: no character that str.split() takes for whitespace but httpd does not.
