@@ -134,6 +134,32 @@ def test_findings():
     assert "None is not allowed" not in ssl.message and "remove" in ssl.message
 
 
+DEBIAN_LOCK_COMMENT = "#\n# The accept serialization lock file MUST BE STORED ON A LOCAL DISK.\n#\n"
+
+
+def test_a_moved_lockfile_takes_its_comment_along():
+    """Debian 2.2.0: the LockFile's Mutex line must go before the MPM-specific AcceptMutex; the comment
+    block right above LockFile went nowhere and was left above the next line."""
+    before = ("<IfModule perchild.c>\n  AcceptMutex fcntl\n</IfModule>\n" + DEBIAN_LOCK_COMMENT
+              + "LockFile /var/lock/apache2/accept.lock\n\nPidFile x\n")
+    assert fixed(before, "HT110") == (
+        DEBIAN_LOCK_COMMENT
+        + "<IfModule !mpm_event_module>\n  Mutex default:/var/lock/apache2 mpm-accept\n</IfModule>\n"
+        "<IfModule perchild.c>\n  <IfModule !mpm_event_module>\n    Mutex fcntl:/var/lock/apache2 mpm-accept\n"
+        "  </IfModule>\n</IfModule>\n\nPidFile x\n"
+    )
+    [lock] = findings(before, "HT110")
+    assert "the comment above LockFile (lines 4-6) moves with it" in lock.fix.description
+
+
+def test_a_removed_lockfile_leaves_its_comment_and_says_so():
+    """Folded into the AcceptMutex's Mutex line, the LockFile goes; its comment stays where it was."""
+    before = "AcceptMutex fcntl\n# on a local disk\nLockFile /l/accept.lock\n"
+    assert fixed(before, "HT110") == GUARD.format("Mutex fcntl:/l mpm-accept") + "# on a local disk\n"
+    [lock] = findings(before, "HT110")
+    assert "the comment above LockFile (line 2) stays" in lock.fix.description
+
+
 @pytest.mark.parametrize(
     ("code", "text"),
     [

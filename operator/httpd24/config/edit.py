@@ -164,6 +164,16 @@ def rename(node: Directive, new_name: str) -> None:
         node.close_raw = f"{close_indent}</{new_name}{rest[end:]}" if end >= 0 else f"{close_indent}</{new_name}>{node.eol}"
 
 
+def comments_above(node: Node) -> list[Comment]:
+    """The comment lines right above ``node``, no blank line between: the block that speaks of it
+    (LibCST's leading lines), which must go where the line goes."""
+    siblings = _container(node)
+    start = end = siblings.index(node)
+    while start > 0 and isinstance(siblings[start - 1], Comment):
+        start -= 1
+    return siblings[start:end]  # type: ignore[return-value]
+
+
 def remove(node: Node) -> None:
     """Remove a node together with its line(s); a section goes with its body."""
     siblings = _container(node)

@@ -100,6 +100,8 @@ class _AcceptJob:
         self.directory = directory_of(self.locks[-1].node.args[0]) if self.locks else None
         self.edits: list[tuple[object, str]] = []
         self.inserts: list[tuple[object, str]] = []
+        #: The LockFile whose Mutex line is written elsewhere (before the MPM-specific AcceptMutex lines).
+        self.moved = None
         for item in self.accepts:
             mechanism = item.node.args[0].lower()
             self.edits.append((item.node, _accept_text(item.document, mechanism, self.directory, _mpm(ctx, item))))
@@ -127,9 +129,31 @@ class _AcceptJob:
             anchor = outer[0] if outer else first.node
             if self.lock_text:
                 self.inserts.append((anchor, self.lock_text))
+                self.moved = last.node
             self.edits.append((last.node, ""))
         else:
             self.edits.append((last.node, self.lock_text))
+
+    def _comments(self) -> tuple[list, str]:
+        """The comments above the removed lines, and what becomes of them, for the recorded change.
+
+        Above the moved LockFile they go with its Mutex line; above a line that is only removed (its
+        directory or mechanism went into another line, or the MPM has no accept mutex) they stay:
+        httpd ignores them, and only a person knows whether they still say something true."""
+        travelling: list = []
+        notes = []
+        for node, text in self.edits:
+            comments = edit.comments_above(node) if not text else []
+            if not comments:
+                continue
+            first, last = comments[0].location.line, comments[-1].location.end_line
+            lines = f"line {first}" if first == last else f"lines {first}-{last}"
+            if node is self.moved:
+                travelling = comments
+                notes.append(f"the comment above {node.name} ({lines}) moves with it")
+            else:
+                notes.append(f"the comment above {node.name} ({lines}) stays")
+        return travelling, "".join("; " + note for note in notes)
 
     def text_for(self, node) -> str:
         return next(text for n, text in self.edits if n is node)
@@ -137,15 +161,20 @@ class _AcceptJob:
     def fix(self, rule):
         edits = list(self.edits)
         inserts = list(self.inserts)
+        comments, note = self._comments()
+        if comments:
+            inserts = [(anchor, "\n".join(c.raw.strip() for c in comments) + "\n" + text) for anchor, text in inserts]
 
         def apply() -> None:
             for anchor, text in inserts:
                 edit.insert_before(anchor, text)
+            for comment in comments:
+                edit.remove(comment)
             for node, text in edits:
                 _rewrite(node, text)
 
-        return rule.fix("convert AcceptMutex/LockFile to Mutex ... mpm-accept", Applicability.SAFE, apply,
-                        *(node for node, _ in edits))
+        return rule.fix("convert AcceptMutex/LockFile to Mutex ... mpm-accept" + note, Applicability.SAFE, apply,
+                        *(node for node, _ in edits), *comments)
 
 
 def _mpm_section(item) -> str | None:
@@ -257,6 +286,10 @@ class LockFile(Rule):
     `.`), with 2.2's default mechanism unless an `AcceptMutex` names one
     (then the line is folded into that conversion, HT109). The MPM rules are
     those of HT109: no accept mutex on event, so nothing is written there.
+    When the Mutex line must go elsewhere (before MPM-specific `AcceptMutex`
+    lines), the comment block right above the LockFile goes with it; above
+    a line that is only removed, the comment stays. The recorded change
+    says which.
     """
 
     code = "HT110"
