@@ -134,6 +134,29 @@ def test_findings():
     assert "None is not allowed" not in ssl.message and "remove" in ssl.message
 
 
+@pytest.mark.parametrize(
+    ("text", "modules", "says"),
+    [
+        pytest.param("AcceptMutex sysvsem\nLockFile /x/accept.lock\n", (), "AcceptMutex sysvsem", id="semaphore"),
+        pytest.param("LockFile /x/accept.lock\nAcceptMutex pthread\n", (), "AcceptMutex pthread", id="pthread-after"),
+        pytest.param("AcceptMutex fcntl\nLockFile /x/accept.lock\n", ("mpm_event_module",), "event MPM",
+                     id="event-mpm"),
+    ],
+)
+def test_lockfile_message_matches_what_the_fix_writes(text, modules, says):
+    """Beside a semaphore (2.2 ignored LockFile for it) or under the event MPM, no Mutex line takes the
+    LockFile's directory: the message said it moved into one."""
+    target = Target(version=(2, 4, 62), modules=frozenset(modules)) if modules else None
+    [lock] = [f for f in findings(text, "HT1", target=target) if f.code == "HT110"]
+    assert "/x" not in " ".join(f.replacement for f in findings(text, "HT1", target=target))
+    assert "moves into" not in lock.message and says in lock.message and "remove it" in lock.message
+
+
+def test_lockfile_message_names_the_line_its_directory_goes_to():
+    [_, lock] = findings("AcceptMutex fcntl\nLockFile /x/accept.lock\n", "HT1")
+    assert "its directory /x moves into the Mutex line that replaces AcceptMutex" in lock.message
+
+
 DEBIAN_LOCK_COMMENT = "#\n# The accept serialization lock file MUST BE STORED ON A LOCAL DISK.\n#\n"
 
 

@@ -102,9 +102,13 @@ class _AcceptJob:
         self.inserts: list[tuple[object, str]] = []
         #: The LockFile whose Mutex line is written elsewhere (before the MPM-specific AcceptMutex lines).
         self.moved = None
+        #: What each AcceptMutex became, for the LockFile's message: (mechanism, whether its line takes the directory).
+        self.written: list[tuple[str, bool]] = []
         for item in self.accepts:
             mechanism = item.node.args[0].lower()
-            self.edits.append((item.node, _accept_text(item.document, mechanism, self.directory, _mpm(ctx, item))))
+            text = _accept_text(item.document, mechanism, self.directory, _mpm(ctx, item))
+            self.edits.append((item.node, text))
+            self.written.append((item.node.args[0], bool(text) and mechanism in FILE_MECHANISMS))
         #: An AcceptMutex outside any MPM-specific <IfModule> sets the mechanism for every MPM, and the
         #: LockFile only adds its directory; otherwise the MPMs without an AcceptMutex still need the
         #: LockFile's directory with the default mechanism.
@@ -154,6 +158,15 @@ class _AcceptJob:
             else:
                 notes.append(f"the comment above {node.name} ({lines}) stays")
         return travelling, "".join("; " + note for note in notes)
+
+    def lock_fate(self) -> str:
+        """Where the directory of a LockFile that AcceptMutex covers goes: into a Mutex line, or nowhere."""
+        if any(carries for _, carries in self.written):
+            return f"its directory {self.directory} moves into the Mutex line that replaces AcceptMutex"
+        if self.written and all(mechanism.lower() not in FILE_MECHANISMS for mechanism, _ in self.written):
+            names = ", ".join(sorted({f"AcceptMutex {mechanism}" for mechanism, _ in self.written}))
+            return f"{names} uses no lock file (2.2 ignored LockFile beside it), nor does the Mutex line that replaces it"
+        return f"{_EVENT_NOTE}, so the AcceptMutex goes and nothing takes the directory {self.directory}"
 
     def text_for(self, node) -> str:
         return next(text for n, text in self.edits if n is node)
@@ -310,8 +323,7 @@ class LockFile(Rule):
         if node is not job.locks[-1].node:
             message = "LockFile is not in 2.4 (start-up fails); a later LockFile overrides this one: remove it"
         elif job.covered:
-            message = (f"LockFile is not in 2.4 (start-up fails): its directory {job.directory} moves into the "
-                       "Mutex line that replaces AcceptMutex; remove it")
+            message = f"LockFile is not in 2.4 (start-up fails): {job.lock_fate()}; remove it"
         else:
             text = job.lock_text
             message = (f"LockFile is not in 2.4 (start-up fails), and 2.4 takes the lock's directory, not a file: "
