@@ -18,6 +18,11 @@ SSL = ["ssl_module", "socache_shmcb_module", "rewrite_module", "headers_module",
         pytest.param("<IfVersion < 2.3>\nSSLUserName SSL_CLIENT_S_DN\n</IfVersion>\n", id="dead-ifversion"),
         pytest.param("<IfModule !mod_authz_core.c>\nSSLUserName SSL_CLIENT_S_DN\n</IfModule>\n", id="dead-ifmodule"),
         pytest.param("# SSLUserName SSL_CLIENT_S_DN\n", id="comment"),
+        # 2.4's mod_ssl looks its variables up case-sensitively: these name no DN variable (see the live test).
+        pytest.param('Header set X-DN "%{ssl_client_s_dn}s"\n', id="lower-case-is-no-variable-in-2.4"),
+        pytest.param('SSLRequire %{Ssl_Client_S_Dn} eq "/CN=J"\n', id="mixed-case"),
+        pytest.param("RewriteCond %{HTTP:SSL_CLIENT_S_DN} ^/C=DE\n", id="a-request-header"),
+        pytest.param('RequestHeader set X-DN "%{MY_SSL_CLIENT_S_DN}e"\n', id="a-longer-name"),
     ],
 )
 def test_noop(text):
@@ -55,6 +60,18 @@ def test_fix(before, after):
     assert fixed(before, "HT207") == after
 
 
+def test_every_use_is_reported_at_its_line_and_fixed_once():
+    """Only the first use of a section was reported; the others had no finding at their line."""
+    text = ('<Location /a>\n  SSLRequire %{SSL_CLIENT_S_DN} eq "/CN=J"\n'
+            '  RequestHeader set X-DN "%{SSL_CLIENT_S_DN}s %{SSL_CLIENT_I_DN}s"\n</Location>\n'
+            '<Location /b>\n  SSLUserName SSL_CLIENT_I_DN\n</Location>\n')
+    found = findings(text, "HT207")
+    assert [f.line for f in found] == [2, 3, 6]
+    assert "SSL_CLIENT_S_DN and SSL_CLIENT_I_DN" in found[1].message
+    assert found[0].fix is found[1].fix and found[2].fix is not found[0].fix
+    assert fixed(text, "HT207").count("SSLOptions +LegacyDNStringFormat") == 2
+
+
 def test_severity():
     [access] = findings("SSLUserName SSL_CLIENT_S_DN\n", "HT207")
     [log] = findings('LogFormat "%{SSL_CLIENT_S_DN}x" dn\n', "HT207")
@@ -82,3 +99,37 @@ def test_real_httpd_accepts_fix(httpd):
     assert after.count("SSLOptions +LegacyDNStringFormat") == 2
     result = configtest({"site.conf": after, "logs/.keep": ""}, "site.conf", SSL, httpd=httpd)
     assert result.ok, result.output
+
+
+@pytest.mark.apache
+def test_real_httpd_dn_variables_are_upper_case_and_legacy_format_restores_2_2(httpd, tmp_path):
+    """What the rule stands on, asked of a live 2.4 over TLS: the server DN in RFC 2253 form, 2.2's form
+    under +LegacyDNStringFormat, and nothing for a lower-case name (2.2's mod_ssl compared names with
+    strcasecmp, 2.4's with strcmp), so HT207 matches upper-case names only."""
+    import http.client
+    import ssl
+    import subprocess
+
+    from httpd24.apache import Instance
+
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/C=DE/O=Example/CN=localhost",
+                    "-days", "2", "-keyout", str(tmp_path / "k.pem"), "-out", str(tmp_path / "c.pem")],
+                   check=True, capture_output=True, timeout=60)
+    site = (
+        "<VirtualHost 127.0.0.1:${HTTPD24_PORT_2}>\n  SSLEngine on\n"
+        f"  SSLCertificateFile {tmp_path}/c.pem\n  SSLCertificateKeyFile {tmp_path}/k.pem\n"
+        '  Header always set X-Upper "%{SSL_SERVER_S_DN}s"\n  Header always set X-Lower "%{ssl_server_s_dn}s"\n'
+        "  <Location /legacy>\n    SSLOptions +LegacyDNStringFormat\n  </Location>\n</VirtualHost>\n"
+    )
+    with Instance({"site.conf": site}, "site.conf", ["ssl_module", "socache_shmcb_module", "headers_module",
+                                                      "authz_core_module"], httpd=httpd, ports=2) as server:
+        seen = {}
+        for path in ("/", "/legacy"):
+            connection = http.client.HTTPSConnection("127.0.0.1", server.ports[1], timeout=10,
+                                                     context=ssl._create_unverified_context())
+            connection.request("GET", path)
+            response = connection.getresponse()
+            seen[path] = (response.getheader("X-Upper"), response.getheader("X-Lower"))
+            connection.close()
+    assert seen["/"] == ("CN=localhost,O=Example,C=DE", "(null)")
+    assert seen["/legacy"] == ("/C=DE/O=Example/CN=localhost", "(null)")

@@ -8,7 +8,9 @@ from ..config import edit
 from ..engine import Applicability, Rule, Severity, register
 from ._ht2xx import loaded_before, scope_of
 
-_DN = re.compile(r"SSL_(?:CLIENT|SERVER)_[SI]_DN(?![A-Za-z0-9_])", re.I)
+#: The variables as 2.4's mod_ssl names them: it compares names case-sensitively (2.2 did not), so
+#: ``ssl_client_s_dn`` is no variable in 2.4. Not part of a longer name, nor a request header (``%{HTTP:...}``).
+_DN = re.compile(r"(?<![A-Za-z0-9_])(?<!(?i:HTTP):)SSL_(?:CLIENT|SERVER)_[SI]_DN(?![A-Za-z0-9_])")
 _LINE = "SSLOptions +LegacyDNStringFormat"
 #: Directives where the DN decides who gets in.
 _ACCESS = frozenset({"sslrequire", "rewritecond", "sslusername", "require", "setenvif", "setenvifexpr"})
@@ -65,6 +67,12 @@ class SSLDNVariableFormat(Rule):
     format too; the configuration cannot show that, and this rule does not
     report it.
 
+    Each use is reported at its line; the fix adds the option once per
+    section. Names count as 2.4 spells them, in upper case: 2.4's mod_ssl
+    looks its variables up case-sensitively (2.2's did not), so
+    `%{ssl_client_s_dn}` is empty in 2.4 whatever the option says, and is
+    not reported here. `%{HTTP:SSL_CLIENT_S_DN}` is a request header.
+
     Severity: error where the variable decides access (`SSLRequire`,
     `RewriteCond`, `SSLUserName`, `Require`, `SetEnvIf`), warning elsewhere.
     """
@@ -83,28 +91,27 @@ class SSLDNVariableFormat(Rule):
             state = _legacy_words(item)
             if state is not None:
                 settings.append((tuple(id(s) for s in scope_of(item)), state))
-        done: set[tuple] = set()
+        fixes: dict[tuple, object] = {}  # one fix per scope, shared by the findings of its uses
         for item in ctx.live_items():
             if item.key == "ssloptions":
                 continue
             raw = item.node.raw
             if "${" not in raw and _DN.search(raw) is None:  # one search per line, not per argument
                 continue
-            match = next((m for a in item.args for m in [_DN.search(a)] if m), None)
-            if match is None:
+            names = list(dict.fromkeys(m.group(0) for a in item.args for m in _DN.finditer(a)))
+            if not names:
                 continue
             scope = tuple(id(s) for s in scope_of(item))
             state = False
             for where, value in settings:  # outer scopes first is approximated by reading order
                 if scope[: len(where)] == where:
                     state = value
-            if state or scope in done:
+            if state:
                 continue
-            done.add(scope)
             node = item.node
             severity = Severity.ERROR if item.key in _ACCESS else Severity.WARNING
             message = (
-                f"{node.name} uses {match.group(0)}, whose format changed in 2.4"
+                f"{node.name} uses {' and '.join(names)}, whose format changed in 2.4"
                 " (RFC 2253 'CN=..,O=..' instead of '/O=../CN=..'); "
             )
             if not loaded_before(ctx, "ssl_module", item):
@@ -114,13 +121,15 @@ class SSLDNVariableFormat(Rule):
                     severity=severity,
                 )
                 continue
+            if scope not in fixes:
+                fixes[scope] = self.fix(
+                    "keep 2.2's DN string format", Applicability.PRESERVE,
+                    lambda node=node: edit.insert_before(node, _LINE), node,
+                )
             yield self.finding(
                 item,
                 message + f"`{_LINE}` keeps 2.2's",
                 replacement=_LINE,
-                fix=self.fix(
-                    "keep 2.2's DN string format", Applicability.PRESERVE,
-                    lambda node=node: edit.insert_before(node, _LINE), node,
-                ),
+                fix=fixes[scope],
                 severity=severity,
             )
