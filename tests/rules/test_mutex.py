@@ -157,6 +157,50 @@ def test_lockfile_message_names_the_line_its_directory_goes_to():
     assert "its directory /x moves into the Mutex line that replaces AcceptMutex" in lock.message
 
 
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        pytest.param("SSLStaplingMutex file:/var/run/stapling.lock\n", "Mutex file:/var/run ssl-stapling\n", id="file"),
+        pytest.param("SSLStaplingMutex  sem\n", "Mutex sem ssl-stapling\n", id="semaphore"),
+        pytest.param("SSLStaplingMutex none\n", "", id="none-refused-by-2.4"),
+    ],
+)
+def test_ssl_stapling_mutex(before, after):
+    """2.3's SSLStaplingMutex took SSLMutex's words ("Similar to SSL mutex", ssl_util_stapling.c);
+    HT406 called it an unknown third-party directive."""
+    assert fixed(before, "HT112") == after
+    assert findings(before, "HT406") == []
+
+
+def test_watchdog_mutex_path():
+    [finding] = findings("WatchdogMutexPath /var/run/apache2\n", "HT122")
+    assert finding.replacement == "Mutex default:/var/run/apache2 watchdog-callback"
+    assert finding.fix is None
+    assert findings("WatchdogMutexPath /var/run/apache2\n", "HT406") == []
+
+
+@pytest.mark.apache
+@pytest.mark.parametrize("text", ["SSLStaplingMutex file:run/stapling.lock\n", "SSLStaplingMutex default\n"])
+def test_real_httpd_ssl_stapling_mutex(httpd, text):
+    files = {"s.conf": text, "run/.keep": ""}
+    modules = ["mpm_event_module", "ssl_module", "socache_shmcb_module"]
+    before = configtest(files, "s.conf", modules, httpd=httpd)
+    assert not before.ok and "Invalid command 'SSLStaplingMutex'" in before.output
+    after = configtest({**files, "s.conf": fixed(text, "HT112")}, "s.conf", modules, httpd=httpd)
+    assert after.ok, after.output
+
+
+@pytest.mark.apache
+def test_real_httpd_watchdog_mutex_path_replacement(httpd):
+    text = "WatchdogMutexPath run\n"
+    files = {"w.conf": text, "run/.keep": ""}
+    before = configtest(files, "w.conf", ["mpm_event_module"], httpd=httpd)
+    assert not before.ok and "Invalid command 'WatchdogMutexPath'" in before.output
+    [finding] = findings(text, "HT122")
+    after = configtest({**files, "w.conf": finding.replacement + "\n"}, "w.conf", ["mpm_event_module"], httpd=httpd)
+    assert after.ok, after.output
+
+
 DEBIAN_LOCK_COMMENT = "#\n# The accept serialization lock file MUST BE STORED ON A LOCAL DISK.\n#\n"
 
 

@@ -1,5 +1,6 @@
-"""The 2.2 lock directives AcceptMutex, LockFile, RewriteLock and SSLMutex, replaced in 2.4
-by ``Mutex mechanism[:directory] mutex-name`` (mpm-accept, rewrite-map, ssl-cache).
+"""The 2.2 lock directives AcceptMutex, LockFile, RewriteLock and SSLMutex (and 2.3's SSLStaplingMutex and
+WatchdogMutexPath), replaced in 2.4 by ``Mutex mechanism[:directory] mutex-name`` (mpm-accept, rewrite-map,
+ssl-cache, ssl-stapling, watchdog-callback).
 
 Two facts drive the fixes (both checked against the real 2.4 ``apache2 -t``):
 
@@ -23,6 +24,9 @@ ACCEPT_MECHANISMS = ("default", "flock", "fcntl", "posixsem", "pthread", "sysvse
 FILE_MECHANISMS = ("default", "yes", "flock", "fcntl", "file")
 #: 2.2.x SSLMutex / ap_parse_mutex mechanisms (2.4's Mutex parses the same words).
 SSL_MECHANISMS = ("default", "yes", "flock", "fcntl", "file", "posixsem", "sysvsem", "sem", "pthread")
+
+#: mod_ssl's lock directives (SSLStaplingMutex: 2.3 only) -> their 2.4 mutex name; both took SSLMutex's words.
+_SSL_MUTEXES = {"sslmutex": "ssl-cache", "sslstaplingmutex": "ssl-stapling"}
 
 #: Module identifiers of the MPMs (2.2 names included) -> the MPM's short name.
 MPM_NAMES = {
@@ -385,7 +389,9 @@ class RewriteLock(Rule):
 class SSLMutex(Rule):
     """
     ## What it does
-    Finds `SSLMutex`.
+    Finds `SSLMutex`, and `SSLStaplingMutex` of the 2.3 development
+    releases (the OCSP stapling lock, written with the same words; 2.4's
+    `ssl-stapling` mutex, which also refuses `none`).
 
     ## Why is this bad?
     2.4's mod_ssl has no `SSLMutex` (start-up fails). The session-cache lock
@@ -421,15 +427,17 @@ class SSLMutex(Rule):
     code = "HT112"
     name = "ssl-mutex"
     severity = Severity.ERROR
-    summary = "SSLMutex is replaced by Mutex ... ssl-cache"
+    summary = "SSLMutex (and 2.3's SSLStaplingMutex) is replaced by Mutex ... ssl-cache (ssl-stapling)"
     fix_availability = "sometimes"
-    directives = ("sslmutex",)
+    directives = tuple(_SSL_MUTEXES)
 
     def check(self, ctx, item):
         node = item.node
+        name = node.name
+        mutex = _SSL_MUTEXES[item.key]
         if len(node.args) != 1:
-            yield self.finding(item, "SSLMutex is not in 2.4 (start-up fails): write Mutex <mechanism>[:directory] "
-                                     "ssl-cache")
+            yield self.finding(item, f"{name} is not in 2.4 (start-up fails): write Mutex <mechanism>[:directory] "
+                                     f"{mutex}")
             return
         value = node.args[0]
         mechanism, _, path = value.partition(":")
@@ -437,23 +445,69 @@ class SSLMutex(Rule):
         if mechanism in ("none", "no"):
             yield self.finding(
                 item,
-                f"SSLMutex {value} is not in 2.4 (start-up fails), and 2.4 refuses 'Mutex none ssl-cache': it locks "
-                "the session cache whenever the cache needs it; remove the line",
-                fix=self.fix("remove SSLMutex", Applicability.SAFE, lambda: edit.remove(node), node),
+                f"{name} {value} is not in 2.4 (start-up fails), and 2.4 refuses 'Mutex none {mutex}': it locks "
+                "whenever it needs to; remove the line",
+                fix=self.fix(f"remove {name}", Applicability.SAFE, lambda: edit.remove(node), node),
             )
             return
         if mechanism not in SSL_MECHANISMS:
-            yield self.finding(item, f"SSLMutex is not in 2.4 (start-up fails), and '{value}' is no mechanism 2.2 knew; "
-                                     "write Mutex <mechanism>[:directory] ssl-cache")
+            yield self.finding(item, f"{name} is not in 2.4 (start-up fails), and '{value}' is no mechanism it knew; "
+                                     f"write Mutex <mechanism>[:directory] {mutex}")
             return
         if mechanism == "yes":
             mechanism = "default"
         directory = directory_of(path) if path else None
-        text = f"Mutex {quote(_mechanism_arg(mechanism, directory))} ssl-cache"
+        text = f"Mutex {quote(_mechanism_arg(mechanism, directory))} {mutex}"
         dropped = f" (the name '{path}' meant nothing to {mechanism} and is dropped)" if path and mechanism not in FILE_MECHANISMS else ""
         yield self.finding(
             item,
-            f"SSLMutex is not in 2.4 (start-up fails): use {text}{dropped}",
+            f"{name} is not in 2.4 (start-up fails): use {text}{dropped}",
             replacement=text,
-            fix=self.fix(f"replace SSLMutex by {text}", Applicability.SAFE, lambda: edit.replace(node, text), node),
+            fix=self.fix(f"replace {name} by {text}", Applicability.SAFE, lambda: edit.replace(node, text), node),
+        )
+
+
+@register
+class WatchdogMutexPath(Rule):
+    """
+    ## What it does
+    Finds `WatchdogMutexPath`, a directive of mod_watchdog in the 2.3
+    development releases (never in a 2.2 or 2.4 release).
+
+    ## Why is this bad?
+    2.4 refuses to start ("Invalid command 'WatchdogMutexPath'"): the
+    watchdog's lock is the `watchdog-callback` mutex, set with
+    `Mutex mechanism[:directory] watchdog-callback`.
+
+    ## Example
+    ```apache
+    WatchdogMutexPath /var/run/apache2
+    ```
+
+    ## Use instead
+    ```apache
+    Mutex default:/var/run/apache2 watchdog-callback
+    ```
+
+    ## Fix safety
+    No fix: what the 2.3 directive's path named (the lock's directory, as
+    2.4's `Mutex` takes it, or a file) is not known from any released
+    source; the message gives the `Mutex` line for a person to check.
+    """
+
+    code = "HT122"
+    name = "watchdog-mutex-path"
+    severity = Severity.ERROR
+    summary = "WatchdogMutexPath (2.3) is replaced by Mutex ...:directory watchdog-callback"
+    directives = ("watchdogmutexpath",)
+
+    def check(self, ctx, item):
+        args = item.node.args
+        text = f"Mutex {quote('default:' + args[0])} watchdog-callback" if len(args) == 1 else ""
+        yield self.finding(
+            item,
+            "WatchdogMutexPath (a 2.3 development directive) is not in 2.4 (start-up fails): the watchdog's lock "
+            f"is set with {text or 'Mutex default:<directory> watchdog-callback'}; check that the path is the "
+            "directory for the lock, and that it exists",
+            replacement=text,
         )
