@@ -46,7 +46,7 @@ MPM_NAMES = {
 }
 
 
-def _mpm(ctx, item) -> str | None:
+def mpm_of(ctx, item) -> str | None:
     """The MPM the item is read under: an enclosing positive <IfModule> on an MPM, else the one
     MPM the configuration loads, else the one the target names, else, in a configuration that
     loads its own modules, the one HT404 loads; None when unknown."""
@@ -110,7 +110,7 @@ class _AcceptJob:
         self.written: list[tuple[str, bool]] = []
         for item in self.accepts:
             mechanism = item.node.args[0].lower()
-            text = _accept_text(item.document, mechanism, self.directory, _mpm(ctx, item))
+            text = _accept_text(item.document, mechanism, self.directory, mpm_of(ctx, item))
             self.edits.append((item.node, text))
             self.written.append((item.node.args[0], bool(text) and mechanism in FILE_MECHANISMS))
         #: An AcceptMutex outside any MPM-specific <IfModule> sets the mechanism for every MPM, and the
@@ -127,7 +127,7 @@ class _AcceptJob:
         if self.covered:
             self.edits.append((last.node, ""))
             return
-        self.lock_text = _accept_text(last.document, "default", self.directory, _mpm(ctx, last))
+        self.lock_text = _accept_text(last.document, "default", self.directory, mpm_of(ctx, last))
         position = {id(i.node): n for n, i in enumerate(ctx.view.items)}
         first = self.accepts[0] if self.accepts else None
         if first is not None and position[id(first.node)] < position[id(last.node)]:

@@ -4,7 +4,9 @@ SSIAccessEnable, Win32DisableAcceptEx (mpm_winnt) and MaxRequestsPerThread (BeOS
 from __future__ import annotations
 
 from ..engine import Applicability, Rule, Severity, register
+from ..config import edit
 from ._ht1xx import quote, removal, replacement
+from .mutex import mpm_of
 
 #: 2.2's CookieLog was CustomLog with this fixed format (mod_log_config.c, set_cookie_log).
 COOKIE_LOG_FORMAT = '%{Cookie}n "%r" %t'
@@ -179,15 +181,20 @@ class Win32DisableAcceptEx(Rule):
 
     ## Use instead
     ```apache
-    AcceptFilter http none
-    AcceptFilter https none
+    <IfModule mpm_winnt_module>
+        AcceptFilter http none
+        AcceptFilter https none
+    </IfModule>
     ```
 
     ## Fix safety
     Safe on Windows, where the directive existed: both protocols stop using
-    AcceptEx as before. On other systems `AcceptFilter http none` also
-    turns off TCP_DEFER_ACCEPT/accept filters, but a 2.2 configuration that
-    read this directive there could not start in the first place.
+    AcceptEx as before. On other systems `AcceptFilter http none` would
+    also turn off the default accept filters (TCP_DEFER_ACCEPT on Linux),
+    so unless the MPM is known to be mpm_winnt (an enclosing
+    `<IfModule mpm_winnt.c>`, the MPM loaded, or the target's) the lines
+    are wrapped in `<IfModule mpm_winnt_module>`: a configuration shared
+    with other systems keeps their accept filters.
     """
 
     code = "HT118"
@@ -198,13 +205,18 @@ class Win32DisableAcceptEx(Rule):
     directives = ("win32disableacceptex",)
 
     def check(self, ctx, item):
-        text = "AcceptFilter http none\nAcceptFilter https none"
+        lines = ["AcceptFilter http none", "AcceptFilter https none"]
+        where = ""
+        if mpm_of(ctx, item) != "winnt":
+            unit = edit.indent_unit(item.node.document)
+            lines = ["<IfModule mpm_winnt_module>", *(unit + line for line in lines), "</IfModule>"]
+            where = " (kept to mpm_winnt: elsewhere they would turn off the default accept filters)"
         yield self.finding(
             item,
             "Win32DisableAcceptEx is not in 2.4 (start-up fails); AcceptFilter http none and "
-            "AcceptFilter https none turn AcceptEx off",
-            replacement="AcceptFilter http none; AcceptFilter https none",
-            fix=replacement(self, item, text, Applicability.SAFE),
+            f"AcceptFilter https none turn AcceptEx off{where}",
+            replacement=" ".join(line.strip() for line in lines),
+            fix=replacement(self, item, "\n".join(lines), Applicability.SAFE),
         )
 
 
