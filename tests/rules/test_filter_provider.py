@@ -116,7 +116,7 @@ def test_noop(text):
         ),
         pytest.param(
             '<Location /x>\n  FilterProvider  "my filter" DEFLATE "resp=Content-Type" "$text/html; charset=utf-8"\n</Location>\n',
-            '<Location /x>\n  FilterProvider "my filter" DEFLATE "%{CONTENT_TYPE} =~ m#text/html; charset=utf-8#i"\n</Location>\n',
+            '<Location /x>\n  FilterProvider  "my filter" DEFLATE "%{CONTENT_TYPE} =~ m#text/html; charset=utf-8#i"\n</Location>\n',
             id="quoted-words-in-location",
         ),
     ],

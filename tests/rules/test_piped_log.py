@@ -43,7 +43,7 @@ def test_noop(text):
         ),
         pytest.param(
             "TransferLog '|/usr/bin/tee -a $HOME/x'\n",
-            'TransferLog "|$/usr/bin/tee -a $HOME/x"\n',
+            "TransferLog '|$/usr/bin/tee -a $HOME/x'\n",
             id="variable-single-quotes",
         ),
         pytest.param(
@@ -51,7 +51,7 @@ def test_noop(text):
             '<VirtualHost *:80>\n  CustomLog "|$/bin/cat >> /tmp/log" "%h %r"\n</VirtualHost>\n',
             id="vhost-format-string-kept",
         ),
-        pytest.param('ForensicLog "|cat"\n', "ForensicLog |$cat\n", id="forensiclog"),
+        pytest.param('ForensicLog "|cat"\n', 'ForensicLog "|$cat"\n', id="forensiclog"),
         pytest.param(
             'ErrorLog "|/usr/bin/logger -t \\"web server\\""\n',
             'ErrorLog "|$/usr/bin/logger -t \\"web server\\""\n',
