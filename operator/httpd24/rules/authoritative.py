@@ -336,7 +336,6 @@ class AuthzAuthoritative(Rule):
         AuthUserFile /etc/httpd/users
         AuthGroupFile /etc/httpd/groups
         AuthzUserAuthoritative Off
-        Require user alice
         Require group staff
     </Location>
     ```
@@ -348,12 +347,14 @@ class AuthzAuthoritative(Rule):
         AuthName private
         AuthUserFile /etc/httpd/users
         AuthGroupFile /etc/httpd/groups
-        Require user alice
         Require group staff
     </Location>
     ```
-    (alice, or any member of staff; write `<RequireAll>` around the lines if
-    a user must match every one.)
+    (mod_authz_groupfile alone judged `Require group`, in both versions.
+    With `Require user alice` beside it, which line decided in 2.2 depended
+    on the LoadModule order; 2.4 admits alice or any member of staff: then
+    the rule leaves the line for a person, who writes `<RequireAll>` around
+    the lines if a user must match every one.)
 
     ## Fix safety
     The fix removes the line, and is offered (safe) only when 2.4 then
