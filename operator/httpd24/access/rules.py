@@ -593,12 +593,16 @@ class InvalidAccessArgument(Rule):
 
     ## Example
     ```apache
-    Allow from 10.0.0.0/33
+    <Directory /srv/www>
+        Allow from 10.0.0.0/33
+    </Directory>
     ```
 
     ## Use instead
     ```apache
-    Allow from 10.0.0.0/8
+    <Directory /srv/www>
+        Require ip 10.0.0.0/8
+    </Directory>
     ```
 
     ## Fix safety

@@ -27,7 +27,10 @@ class CacheIgnoreURLSessionIdentifiersSubstring(Rule):
     ```
 
     ## Use instead
+    Once sessionid and jsessionid are known to be the full names, mark the
+    line as checked:
     ```apache
+    # httpd24: ignore=HT211
     CacheIgnoreURLSessionIdentifiers sessionid jsessionid
     ```
 

@@ -179,8 +179,10 @@ class ThirdPartyModule(Rule):
     ```
 
     ## Use instead
+    Install the module's 2.4 build (for mod_php: with the prefork MPM, or
+    PHP-FPM), then mark the line as checked:
     ```apache
-    # the module's 2.4 build (for mod_php: with the prefork MPM, or PHP-FPM)
+    # httpd24: ignore=HT402
     LoadModule php5_module modules/libphp5.so
     ```
 
@@ -345,6 +347,7 @@ class ModuleNotLoaded(Rule):
     LoadModule auth_basic_module modules/mod_auth_basic.so
     # httpd24 (HT404): modules httpd 2.4 needs that this configuration did not load
     LoadModule mpm_event_module modules/mod_mpm_event.so
+    LoadModule authz_core_module modules/mod_authz_core.so
     <IfModule !unixd_module>
         LoadModule unixd_module modules/mod_unixd.so
     </IfModule>
@@ -640,8 +643,11 @@ class UnknownDirective(Rule):
     ```
 
     ## Use instead
+    Load the module's 2.4 build, and mark its lines as checked:
     ```apache
+    # httpd24: ignore=HT402
     LoadModule wsgi_module modules/mod_wsgi.so
+    # httpd24: ignore=HT406
     WSGIScriptAlias / /srv/app/app.wsgi
     ```
 
