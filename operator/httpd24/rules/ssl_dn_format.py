@@ -8,9 +8,10 @@ from ..config import edit
 from ..engine import Applicability, Rule, Severity, register
 from ._ht2xx import loaded_before, scope_of
 
-#: The variables as 2.4's mod_ssl names them: it compares names case-sensitively (2.2 did not), so
-#: ``ssl_client_s_dn`` is no variable in 2.4. Not part of a longer name, nor a request header (``%{HTTP:...}``).
-_DN = re.compile(r"(?<![A-Za-z0-9_])(?<!(?i:HTTP):)SSL_(?:CLIENT|SERVER)_[SI]_DN(?![A-Za-z0-9_])")
+#: The variables as 2.4's mod_ssl reads them: any case but for the S/I letter (``*var == 'S'``), so
+#: ``ssl_client_s_dn`` is no variable in 2.4 (HT221). Not part of a longer name, nor a request header
+#: (``%{HTTP:...}``).
+_DN = re.compile(r"(?<![A-Za-z0-9_])(?<!(?i:HTTP):)(?i:SSL_(?:CLIENT|SERVER)_)[SI](?i:_DN)(?![A-Za-z0-9_])")
 _LINE = "SSLOptions +LegacyDNStringFormat"
 #: Directives where the DN decides who gets in.
 _ACCESS = frozenset({"sslrequire", "rewritecond", "sslusername", "require", "setenvif", "setenvifexpr"})
@@ -68,10 +69,10 @@ class SSLDNVariableFormat(Rule):
     report it.
 
     Each use is reported at its line; the fix adds the option once per
-    section. Names count as 2.4 spells them, in upper case: 2.4's mod_ssl
-    looks its variables up case-sensitively (2.2's did not), so
-    `%{ssl_client_s_dn}` is empty in 2.4 whatever the option says, and is
-    not reported here. `%{HTTP:SSL_CLIENT_S_DN}` is a request header.
+    section. Names count as 2.4 reads them: in any case but for the S/I
+    letter, which 2.4's mod_ssl compares case-sensitively (2.2's did not), so
+    `%{ssl_client_s_dn}` is empty in 2.4 whatever the option says: HT221
+    reports it. `%{HTTP:SSL_CLIENT_S_DN}` is a request header.
 
     Severity: error where the variable decides access (`SSLRequire`,
     `RewriteCond`, `SSLUserName`, `Require`, `SetEnvIf`), warning elsewhere.
