@@ -200,7 +200,7 @@ def test_module_not_loaded_reasons_read_without_nested_parentheses():
     it in))" once read so."""
     text = ("LoadModule alias_module modules/mod_alias.so\nAuthType Basic\nSSLSessionCache shmcb:/run/c(512000)\n"
             "<Proxy balancer://b>\nBalancerMember http://a\n</Proxy>\nOrder allow,deny\n")
-    reasons = [m.group(1) for f in findings(text, "HT404") if (m := re.search(r"does not load \((.*?)\): ", f.message))]
+    reasons = [m.group(1) for f in findings(text, "HT404") if (m := re.search(r"does not load \((.*?)\)(?:: |$)", f.message))]
     assert len(reasons) >= 6, reasons
     assert [r for r in reasons if "(" in r or ")" in r] == []
 
@@ -273,7 +273,7 @@ def test_module_not_loaded_in_a_debian_layout_is_loaded_where_httpd_reads_it(htt
     assert not configtest(files, "apache2.conf", [], httpd=httpd).ok
     result = migrate(ConfigSet.from_mapping(files, entry="apache2.conf"), select=["HT404"])
     messages = {f.replacement.split()[1]: f.message for f in result.applied}
-    assert messages["filter_module"].endswith("mod_filter.so (on Debian, `a2enmod filter` does the same)")
+    assert messages["filter_module"].endswith("; on Debian, `a2enmod filter` loads it as well")
     assert result.files["apache2.conf"].decode() == (
         "IncludeOptional mods-enabled/*.load\n"
         "# httpd24 (HT404): modules httpd 2.4 needs that this configuration did not load\n"
@@ -580,3 +580,12 @@ def test_module_not_loaded_by_a_later_pass_joins_the_first_block():
         "LoadModule headers_module modules/mod_headers.so\n"
         'Header set Content-Type text/plain "expr=-z %{CONTENT_TYPE}"\n'
     )
+
+
+def test_the_message_does_not_repeat_the_replacement():
+    """Text output and admission denials print `message -> replacement`: the LoadModule line was in both."""
+    [finding] = findings("LoadModule auth_basic_module modules/mod_auth_basic.so\nUser apache\n"
+                         "LoadModule mpm_event_module modules/mod_mpm_event.so\n"
+                         "LoadModule authz_core_module modules/mod_authz_core.so\n", "HT404")
+    assert finding.replacement == "LoadModule unixd_module modules/mod_unixd.so"
+    assert "LoadModule" not in finding.message, finding.message

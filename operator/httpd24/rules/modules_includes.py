@@ -441,11 +441,10 @@ class ModuleNotLoaded(Rule):
                 moved = moved or re.sub(r" \((AH\d+)\)$", r", \1", reason.note)  # no parentheses in parentheses
             else:
                 what = f"{reason.directive} needs {module.name}" if reason and reason.file else f"2.4 needs {module.name}"
-            message = (f"{what}, which the configuration does not load" + (f" ({moved})" if moved else "")
-                       + f": LoadModule {module.name} {load_path(module_dir, module.name)}")
+            message = f"{what}, which the configuration does not load" + (f" ({moved})" if moved else "")
             if module_dir == DEBIAN_MODULE_DIR:
                 enable = load_path("", module.name).removeprefix("mod_").removesuffix(".so")  # mods-available/NAME.load
-                message += f" (on Debian, `a2enmod {enable}` does the same)"
+                message += f"; on Debian, `a2enmod {enable}` loads it as well"
             where = _item_at(ctx, reason) if reason else None
             yield self.finding(where or last, message,
                                replacement=f"LoadModule {module.name} {load_path(module_dir, module.name)}",
