@@ -457,3 +457,20 @@ def test_links_that_name_a_million_directories_without_a_loop_end(tmp_path):
     done = run_limited("lint", "--select", "HT101", str(tmp_path))
     assert done.returncode == 0 and codes(done.stdout) == [(f"{tmp_path}/httpd.conf:1", "HT101")], done.stderr[-2000:]
     assert done.stderr.count("directories reached through links; neither this link nor any later one followed") == 1
+
+
+def test_an_include_of_a_directory_follows_the_links_in_it_as_httpd_does(tmp_path):
+    """`Include conf` reads every file under conf/, through links to directories too (httpd stats each
+    entry, following links, up to 128 levels); a link to a directory above is a loop that ends."""
+    (tmp_path / "shared" / "sub").mkdir(parents=True)
+    (tmp_path / "shared" / "sub" / "b.conf").write_text("MaxClients 6\n")
+    (tmp_path / "conf").mkdir()
+    (tmp_path / "conf" / "a.conf").write_text("MaxClients 5\n")
+    (tmp_path / "conf" / "linked").symlink_to("../shared")
+    (tmp_path / "conf" / "again").symlink_to(".")
+    (tmp_path / "httpd.conf").write_text("Include conf\n")
+    done = run_limited("lint", "--select", "HT101", str(tmp_path / "httpd.conf"))
+    assert "internal error" not in done.stderr, done.stderr
+    assert codes(done.stdout) == [(f"{tmp_path}/conf/a.conf:1", "HT101"),
+                                  (f"{tmp_path}/conf/linked/sub/b.conf:1", "HT101")], done.stdout + done.stderr
+    assert f"{tmp_path}/conf/again: not read (a symbolic link loop" in done.stderr, done.stderr

@@ -216,8 +216,21 @@ def _files(pattern: str, found: list[str], left_out: dict[str, str]) -> Iterator
             left_out.setdefault(pattern, f"under {system}: devices and kernel files are never opened")
             continue
         if os.path.isdir(match):
-            for dirpath, dirnames, filenames in os.walk(match):
-                dirnames[:] = sorted(d for d in dirnames if os.path.join(dirpath, d) not in SYSTEM_DIRS)
+            # httpd stats each entry, following links, so a linked directory is read too; a link to a
+            # directory above it (a loop, which httpd follows until its nesting limit) is named instead.
+            above = {match: {real}}
+            for dirpath, dirnames, filenames in os.walk(match, followlinks=True):
+                ancestors = above.pop(dirpath)
+                followed = []
+                for name in sorted(dirnames):
+                    inner = os.path.join(dirpath, name)
+                    inner_real = os.path.realpath(inner)
+                    if inner_real in ancestors:
+                        left_out[inner] = "a symbolic link loop: it leads to a directory above it; not followed"
+                    elif inner not in SYSTEM_DIRS and not any(_under(inner_real, d) for d in SYSTEM_DIRS):
+                        above[inner] = ancestors | {inner_real}
+                        followed.append(name)
+                dirnames[:] = followed
                 for path in (os.path.join(dirpath, f) for f in sorted(filenames)):
                     yield from _regular(path, left_out)
         else:
