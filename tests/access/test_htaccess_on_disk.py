@@ -153,3 +153,22 @@ def test_htaccess_files_whose_directories_are_unknown_may_lie_one_below_the_othe
         assert any(f.code == "HT501" and f.file == "two/.htaccess" for f in result.remaining)
     else:
         assert nested_answers(root, AUTH_MODULES, httpd) == before
+
+
+@pytest.mark.apache
+def test_an_access_line_httpd_refuses_in_an_htaccess_is_a_500_not_a_refusal_to_start(root, httpd):  # noqa: F811
+    """HT506 said "httpd refuses to start" for an .htaccess line too: httpd reads .htaccess files per request,
+    starts, and answers 500 under that directory (the live server shows it), which is what the message says."""
+    from ruletest import configset
+
+    from httpd24.engine import lint
+
+    site(root)
+    (root / "www" / "a" / ".htaccess").write_text("Order deny,allow\nAllow from 10.0.0.0/33\n")
+    conf = (root / "httpd.conf").read_text()
+    with Instance({"site.conf": conf}, "site.conf", AUTH_MODULES + ["access_compat_module"], httpd=httpd) as srv:
+        assert srv.request("/a/f.html").status == 500
+        assert srv.request("/").status != 500
+    [finding] = lint(configset((root / "www" / "a" / ".htaccess").read_text(), ".htaccess"), select=["HT506"])
+    assert "refuses to start" not in finding.message
+    assert "answers 500 for every request under this .htaccess's directory" in finding.message, finding.message

@@ -589,7 +589,8 @@ class InvalidAccessArgument(Rule):
     not narrow its methods ("excludes all methods", "specifies methods already excluded").
 
     ## Why is this bad?
-    Both 2.2 and 2.4 refuse to start on them; there is nothing to translate.
+    Both 2.2 and 2.4 refuse to start on them (in an .htaccess file, they answer
+    500 to every request under its directory); there is nothing to translate.
 
     ## Example
     ```apache
@@ -617,8 +618,11 @@ class InvalidAccessArgument(Rule):
     def check_config(self, ctx) -> Iterable[Finding]:
         model, _plan = _analysis(ctx)
         for scope in model.scopes:
+            # httpd reads an .htaccess file per request: it starts, and the file's error is a 500.
+            refusal = ("httpd answers 500 for every request under this .htaccess's directory"
+                       if scope.kind == "htaccess" else "httpd refuses to start")
             for item, message in scope.own.errors:
-                yield self.finding(item, f"{written(item)}: {message} (httpd refuses to start)")
+                yield self.finding(item, f"{written(item)}: {message} ({refusal})")
 
 
 # -- HT507: Require lines of different 2.2 modules ---------------------------------------------
