@@ -84,6 +84,23 @@ class UnresolvedInclude:
     external: bool
 
 
+@dataclass(frozen=True)
+class Listing:
+    """Every file directly in one directory, known: a ConfigMap mounted there holds all of them (the mount
+    hides what the image had in that directory, and a key holds no ``/``). An Include of a name in it
+    that is not listed opens no file on the server. Its subdirectories are not listed: a projected
+    volume puts other sources there (the operator's ``secrets/``)."""
+
+    #: As the set names files: "" for the server root itself, else relative to it, or absolute outside it.
+    directory: str
+    #: Every file in it as the set names it, read or not (a binaryData value with NUL bytes is a file).
+    names: frozenset[str]
+
+    def lacks(self, name: str) -> bool:
+        """Whether ``name`` (as the set names files) lies directly in the directory and is not listed."""
+        return posixpath.dirname(name) == self.directory and name not in self.names
+
+
 @dataclass
 class View:
     """The configuration as httpd reads it on one target."""
@@ -120,6 +137,7 @@ class ConfigSet:
         errors: list[ParseError] | None = None,
         sources: dict[str, bytes] | None = None,
         aliases: dict[str, str] | None = None,
+        listing: Listing | None = None,
     ) -> None:
         self.documents = documents
         self.entry = entry if entry in documents else None
@@ -130,6 +148,9 @@ class ConfigSet:
         self.aliases = aliases or {}
         #: name -> why a file of the directory was not read (binary, too large for a configuration).
         self.skipped: dict[str, str] = {}
+        #: The directory whose every file is known (a ConfigMap's), where a missing Include is certain;
+        #: None where the set may lack what the server has (files read from a disk).
+        self.listing = listing
 
     # -- building ---------------------------------------------------------------------------
     @classmethod
@@ -140,7 +161,8 @@ class ConfigSet:
         entry: str | None = "httpd.conf",
         server_root: str = "/usr/local/apache2",
     ) -> "ConfigSet":
-        """Parse every file; parse errors are collected in ``errors``, not raised."""
+        """Parse every file; parse errors are collected in ``errors``, not raised. The files are all those
+        of the server root, as a ConfigMap mounted as the server root holds them (:class:`Listing`)."""
         documents: dict[str, Document] = {}
         errors: list[ParseError] = []
         sources: dict[str, bytes] = {}
@@ -152,7 +174,8 @@ class ConfigSet:
                 documents[name] = parse(raw, name)
             except ParseError as error:
                 errors.append(error)
-        return cls(documents, entry=entry, server_root=server_root, errors=errors, sources=sources)
+        return cls(documents, entry=entry, server_root=server_root, errors=errors, sources=sources,
+                   listing=Listing("", frozenset(files)))
 
     @classmethod
     def from_directory(
@@ -216,6 +239,7 @@ class ConfigSet:
                     entry = candidate
                     break
         configset = cls.from_mapping(files, entry=entry, server_root=server_root or root)
+        configset.listing = None  # a copy of a server's files may be partial (:meth:`_missing_includes` says so)
         configset.aliases = {k: v for k, v in aliases.items() if v in configset.documents}
         # Includes through links must resolve before deciding what no Include names.
         left_out = content_and_data(configset)
@@ -270,6 +294,7 @@ class ConfigSet:
         fresh = ConfigSet.from_mapping(self.render() if files is None else files, entry=self.entry,
                                        server_root=self.server_root)
         fresh.aliases = dict(self.aliases)
+        fresh.listing = self.listing
         return fresh
 
     def changed(self) -> dict[str, bytes]:

@@ -252,7 +252,7 @@ class IncludeNoMatch(Rule):
                 continue
             pattern = unresolved.pattern
             if not any(c in pattern for c in "*?["):
-                continue  # a missing plain file fails in 2.2 too
+                continue  # a missing plain file fails in 2.2 too: HT408
             node = unresolved.node
             fix = self.fix("use IncludeOptional", Applicability.SAFE,
                            lambda node=node: edit.rename(node, "IncludeOptional"), node)
