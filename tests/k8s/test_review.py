@@ -335,6 +335,59 @@ def test_without_the_entry_key_every_key_is_linted():
     assert [line.split(" ")[0] for line in decision.message.splitlines()[1:]] == ["a.conf:1:", "b.conf:1:"]
 
 
+# -- what httpd cannot open: a missing Include, a missing entry key ---------------------------------------------------
+@pytest.mark.parametrize(("mode", "stage"), [(Mode.ENFORCE, "validate"), (Mode.MIGRATE, "mutate")])
+def test_an_include_of_a_key_the_configmap_lacks_is_denied(mode, stage):
+    # It was admitted, and the pods crashed: "Could not open configuration file /etc/httpd24/extra.conf".
+    body = configmap({"httpd.conf": "ServerName x\nInclude extra.conf\n"})
+    decision = r.review(body, mode=mode, stage=stage)
+    assert not decision.allowed
+    assert decision.message.splitlines()[1].startswith(
+        "httpd.conf:2: HT408 Include extra.conf: /etc/httpd24/extra.conf is no file of this configuration")
+    warned = r.review(body, mode=Mode.WARN, stage="validate")
+    assert warned.allowed and [w.split(" ")[:2] for w in warned.warnings] == [["httpd.conf:2:", "HT408"]]
+
+
+def test_a_missing_include_is_judged_in_the_config_dir_only():
+    """Mounted at conf/ of the server root, the ConfigMap is conf/: the image's server root around it may
+    hold modules.conf, conf/ holds nothing but its keys (a binaryData key with NUL bytes is one too)."""
+    files = {"main.conf": b"Include modules.conf\nInclude conf/here.conf\nInclude conf/gone.conf\n"
+                          b"Include /usr/local/apache2/conf/gone.conf\n", "here.conf": b"ServerName x\n"}
+    annotations = {r.ANN_ENTRY: "main.conf", r.ANN_SERVER_ROOT: "/usr/local/apache2", r.ANN_CONFIG_DIR: "conf"}
+    decision = r.review(configmap(files, annotations=annotations), mode=Mode.ENFORCE, stage="validate")
+    assert [line.split(" ", 2)[:2] for line in decision.message.splitlines()[1:]] == [
+        ["main.conf:3:", "HT408"], ["main.conf:4:", "HT408"]]
+    outside = {r.ANN_CONFIG_DIR: "/srv/conf", r.ANN_ENTRY: "main.conf"}
+    files = {"main.conf": b"Include /srv/conf/gone.conf\nInclude /srv/conf/here.conf\n", "here.conf": b"ServerName x\n"}
+    decision = r.review(configmap(files, annotations=outside), mode=Mode.ENFORCE, stage="validate")
+    assert [line.split(" ", 2)[:2] for line in decision.message.splitlines()[1:]] == [["main.conf:1:", "HT408"]]
+
+
+@pytest.mark.parametrize(("mode", "stage"), [(Mode.ENFORCE, "validate"), (Mode.ENFORCE, "mutate"),
+                                             (Mode.MIGRATE, "mutate"), (Mode.MIGRATE, "validate")])
+def test_an_entry_annotation_naming_no_key_is_denied_naming_the_keys(mode, stage):
+    # It was admitted, every key linted on its own, and the pods read a file that is not there.
+    body = configmap({"httpd.conf": "ServerName x\n", "extra.conf": "KeepAlive On\n"},
+                     annotations={r.ANN_ENTRY: "site.conf"})
+    decision = r.review(body, mode=mode, stage=stage)
+    assert not decision.allowed
+    assert decision.message.splitlines()[1:] == [
+        "site.conf: no such key: annotation httpd24.io/entry names it as the entry file, and the ConfigMap's keys "
+        "are extra.conf, httpd.conf; name one of them in the annotation, or add the key"]
+    warned = r.review(body, mode=Mode.WARN, stage="validate")
+    assert warned.allowed and any("site.conf: no such key" in w and r.ANN_ENTRY in w for w in warned.warnings)
+
+
+def test_an_entry_annotation_naming_httpd_conf_is_checked_too_and_its_absence_is_not():
+    files = {"a.conf": "ServerName x\n"}
+    named = r.review(configmap(files, annotations={r.ANN_ENTRY: "httpd.conf"}), mode=Mode.ENFORCE, stage="validate")
+    assert not named.allowed and "httpd.conf: no such key" in named.message and "a.conf" in named.message
+    # Without the annotation a ConfigMap of files that another one includes need not have httpd.conf.
+    assert r.review(configmap(files), mode=Mode.ENFORCE, stage="validate").allowed
+    empty = r.review(configmap({}, annotations={r.ANN_ENTRY: "httpd.conf"}), mode=Mode.ENFORCE, stage="validate")
+    assert not empty.allowed and "the ConfigMap has no keys" in empty.message
+
+
 # -- bad input never crashes -------------------------------------------------------------------------------------------
 def test_binary_data_only_configmap_with_a_binary_file_is_allowed():
     body = configmap(binary={"cert.der": b"\x30\x82\x00\x00binary"})

@@ -56,6 +56,7 @@ from typing import Any, Iterable, Literal, Mapping, NamedTuple
 
 from .. import api
 from ..config import ConfigSet, ParseError
+from ..config.configset import Listing
 from ..config.gcpause import trees_freed_before_collection
 from ..engine import Applicability, Finding, Severity, SourceVersion
 
@@ -264,6 +265,40 @@ def extract_files(body: Mapping[str, Any]) -> tuple[dict[str, bytes], dict[str, 
     return files, origin, problems, binary_keys
 
 
+def missing_entry(body: Mapping[str, Any]) -> Problem | None:
+    """The problem of a ``httpd24.io/entry`` annotation that names no key of the ConfigMap: the pods would
+    read a file that is not there, and the review would read every key on its own and pass it. (Without
+    the annotation the entry is ``httpd.conf``, which a ConfigMap of files another one includes need not
+    have.)"""
+    entry = _text(_annotations(body).get(ANN_ENTRY))
+    keys = sorted({str(key) for section in ("data", "binaryData")
+                   if isinstance(body.get(section), Mapping) for key in body[section]})
+    if not entry or entry in keys:
+        return None
+    shown = ", ".join(keys[:10]) + (f" and {len(keys) - 10} more" if len(keys) > 10 else "")
+    keys_text = f"the ConfigMap's keys are {shown}" if keys else "the ConfigMap has no keys"
+    return Problem(entry, 0, 0, f"no such key: annotation {ANN_ENTRY} names it as the entry file, and {keys_text}; "
+                                "name one of them in the annotation, or add the key")
+
+
+def read_from_entry(configset: ConfigSet, layout: Layout, binary: Iterable[str]) -> tuple[list[Problem], set[str] | None]:
+    """(:data:`NUL_REASON` for each binary key httpd reads as configuration, the names the entry reaches):
+    the entry and what its Includes reach in any branch. None when no key is the entry: each is read
+    on its own, and none is read for sure. ``configset`` holds every key but the binary ones."""
+    entry_name = layout.name(layout.entry)
+    binary_names = {layout.name(k) for k in binary}
+    if entry_name not in configset.sources and entry_name not in binary_names:
+        return [], None
+    broken = {e.file for e in configset.errors}
+    reached = _reachable(configset, entry_name, broken | binary_names)
+    return [Problem(layout.key(n), 0, 0, NUL_REASON) for n in sorted(binary_names & reached)], reached
+
+
+def listing(layout: Layout, keys: Iterable[str]) -> Listing:
+    """The directory the ConfigMap is mounted as, and its files: every key (:class:`Listing`)."""
+    return Listing(layout.prefix.rstrip("/"), frozenset(layout.name(k) for k in keys))
+
+
 def _reachable(configset: ConfigSet, entry_name: str, broken: Iterable[str]) -> set[str]:
     """Names the entry reaches through Include lines (statically, every branch), including the
     ``broken`` names (files that did not parse, binary keys): an Include can name them too."""
@@ -377,6 +412,9 @@ def analyze(
     if defaults is not None:
         layout = replace(layout, defaults=defaults)
     files, origin, problems, binary = extract_files(body)
+    entry = missing_entry(body)  # before the cache: an absent annotation reads as the one naming httpd.conf
+    if entry is not None:
+        problems.append(entry)
     key = _cache_key(files, origin, binary, layout, migrate)
     cached = CACHE.get(key)
     if cached is not None and not problems:
@@ -422,22 +460,23 @@ def _analyze_trees(files, origin, problems, binary, layout: Layout, migrate: boo
     named = {layout.name(k): v for k, v in files.items()}
     entry_name = layout.name(layout.entry)
     binary_names = {layout.name(k) for k in binary}
-    has_entry = entry_name in named or entry_name in binary_names
+    every_file = listing(layout, [*files, *binary])
     configset = api.load_mapping(named, entry=entry_name if entry_name in named else None,
                                  server_root=layout.server_root)
+    configset.listing = every_file
     trees.append(configset)
     problems = list(problems)
     skipped = sorted(binary)  # without an entry no Include reaches them
-    if has_entry:
-        broken = {e.file for e in configset.errors}
-        reached = _reachable(configset, entry_name, broken | binary_names)
-        problems += [Problem(layout.key(n), 0, 0, NUL_REASON) for n in sorted(binary_names & reached)]
-        unreadable = broken - reached
+    unread, reached = read_from_entry(configset, layout, binary)
+    if reached is not None:
+        problems += unread
+        unreadable = {e.file for e in configset.errors} - reached
         skipped = sorted(layout.key(n) for n in unreadable | (binary_names - reached))
         if unreadable:
             named = {n: v for n, v in named.items() if n not in unreadable}
             configset = api.load_mapping(named, entry=entry_name if entry_name in named else None,
                                          server_root=layout.server_root)
+            configset.listing = every_file
             trees.append(configset)
     problems += [_problem(e, layout) for e in configset.errors]
     analysis = Analysis(layout, files, origin, problems, [], skipped)
