@@ -239,7 +239,7 @@ def configmap_source(obj: dict, label: str, manifest: str | None = None, index: 
     wrong shape (``metadata: web``), naming ``label`` and the field. ``manifest``: the file to write
     back (None for standard input); ``manifest_name``: the manifest as named, for reports on its lines."""
     from .config import ParseError
-    from .k8s.review import extract_files
+    from .k8s import review
 
     meta = _field(obj, "metadata", dict, label)
     annotations = _field(meta, "annotations", dict, label)
@@ -247,12 +247,18 @@ def configmap_source(obj: dict, label: str, manifest: str | None = None, index: 
     _field(obj, "binaryData", dict, label)
     # As the admission webhook reads it, so that CI passes what admission admits: binaryData too, and
     # a value that is not text (a list, null, a number) an error, not Python's repr of it linted.
-    files, origin, problems, binary = extract_files(obj)
+    files, origin, problems, binary = review.extract_files(obj)
     entry = _field(annotations, ENTRY_ANNOTATION, str, label) or "httpd.conf"
     server_root = _field(annotations, SERVER_ROOT_ANNOTATION, str, label) or DEFAULT_SERVER_ROOT
     configset = ConfigSet.from_mapping(files, entry=entry, server_root=server_root)
+    layout = review.Layout(entry=entry, server_root=server_root)
+    configset.listing = review.listing(layout, [*files, *binary])
+    # What keeps httpd from reading it, worded as the webhook words it: the entry, NUL bytes it reads.
+    unread = review.read_from_entry(configset, layout, binary)[0]
+    missing = review.missing_entry(obj)
+    problems += unread + ([missing] if missing is not None else [])
     configset.errors.extend(ParseError(p.key, p.line, p.column, p.reason) for p in problems)
-    for key in binary:
+    for key in sorted(set(binary) - {p.key for p in unread}):
         configset.skipped[key] = "binaryData with NUL bytes, not configuration"
     return Source(label, configset, prefix=label, kind="configmap", manifest=manifest, manifest_index=index,
                   manifest_data=manifest_data, origin=origin, manifest_name=manifest_name)

@@ -102,3 +102,50 @@ def test_binary_data_with_nul_bytes_is_named_as_not_read(tmp_path):
     (tmp_path / "cm.yaml").write_text(CONFIGMAP + f"data:\n  httpd.conf: MaxClients 1\nbinaryData:\n  logo.png: {logo}\n")
     code, out, err = run("lint", "--fail-on", "warning", "cm.yaml", cwd=tmp_path)
     assert code == 1 and "HT101" in out and "cm.yaml[default/web]:logo.png: not read (binaryData with NUL" in err
+
+
+# -- what httpd cannot open, said as the webhook says it ----------------------------------------------
+def webhook_lines(manifest: str) -> list[str]:
+    """The webhook's denial of the manifest's ConfigMap, one line per problem or finding."""
+    import yaml
+
+    from httpd24.k8s import review
+
+    decision = review.review(yaml.safe_load(manifest), mode=review.Mode.ENFORCE, stage="validate")
+    assert not decision.allowed
+    return decision.message.splitlines()[1:]
+
+
+def test_an_include_of_a_missing_key_fails_as_the_webhook_denies_it(tmp_path):
+    # (The server root is given: the CLI's default is not the webhook's, and the message names the path.)
+    text = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\n  annotations: {httpd24.io/server-root: /srv}\n"
+            "data:\n  httpd.conf: |\n    ServerName x\n    Include extra.conf\n")
+    (tmp_path / "cm.yaml").write_text(text)
+    code, out, err = run("lint", "cm.yaml", cwd=tmp_path)
+    [line] = webhook_lines(text)
+    assert code == 1 and out.startswith("cm.yaml[default/web]:httpd.conf:2:1: HT408 "), (out, err)
+    assert line.split(": HT408 ")[1] in out
+
+
+def test_an_entry_annotation_naming_no_key_is_the_webhooks_problem(tmp_path):
+    # The CLI linted every key on its own and passed it; the pods read a file that is not there.
+    text = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\n  annotations: {httpd24.io/entry: site.conf}\n"
+            "data:\n  httpd.conf: ServerName x\n")
+    (tmp_path / "cm.yaml").write_text(text)
+    [problem] = webhook_lines(text)
+    for command in ("lint", "migrate"):
+        code, out, err = run(command, "cm.yaml", cwd=tmp_path)
+        assert code == 2 and f"cm.yaml[default/web]:{problem.replace(': ', ': error: ', 1)}\n" in err, (command, err)
+
+
+def test_binary_data_with_nul_bytes_that_httpd_reads_is_the_webhooks_problem(tmp_path):
+    # The CLI said "not read" and exited 0 where the webhook denies: httpd reads the key.
+    import base64
+
+    nul = base64.b64encode(b"MaxClients 1\n# \0\n").decode()
+    text = CONFIGMAP + f"data:\n  httpd.conf: Include extra.conf\nbinaryData:\n  extra.conf: {nul}\n"
+    (tmp_path / "cm.yaml").write_text(text)
+    [problem] = webhook_lines(text)
+    code, out, err = run("lint", "cm.yaml", cwd=tmp_path)
+    assert code == 2 and f"cm.yaml[default/web]:{problem.replace(': ', ': error: ', 1)}\n" in err, err
+    assert "HT408" not in out and "not read" not in err, (out, err)
