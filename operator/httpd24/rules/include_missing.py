@@ -40,10 +40,8 @@ class IncludeMissing(Rule):
     ```
 
     ## Use instead
-    ```apache
-    # add the key extra.conf, or remove the line
-    Include site.conf
-    ```
+    Add the key `extra.conf` to the ConfigMap, or remove the line; or write
+    `IncludeOptional extra.conf` where the file may rightly be absent.
 
     ## Fix safety
     No fix: what the file should hold is not known. `IncludeOptional` would
