@@ -27,7 +27,6 @@ from .config.configset import not_configuration
 
 ENTRY_ANNOTATION = "httpd24.io/entry"
 SERVER_ROOT_ANNOTATION = "httpd24.io/server-root"
-DEFAULT_SERVER_ROOT = "/usr/local/apache2"
 
 
 NOT_CONFIGURATION = "not an httpd configuration; pass a configuration file, a directory or a manifest"
@@ -249,7 +248,8 @@ def configmap_source(obj: dict, label: str, manifest: str | None = None, index: 
     # a value that is not text (a list, null, a number) an error, not Python's repr of it linted.
     files, origin, problems, binary = review.extract_files(obj)
     entry = _field(annotations, ENTRY_ANNOTATION, str, label) or "httpd.conf"
-    server_root = _field(annotations, SERVER_ROOT_ANNOTATION, str, label) or DEFAULT_SERVER_ROOT
+    # Where the operator mounts the keys, as the webhook reads them (an absolute Include of a key names it).
+    server_root = _field(annotations, SERVER_ROOT_ANNOTATION, str, label) or review.DEFAULT_SERVER_ROOT
     configset = ConfigSet.from_mapping(files, entry=entry, server_root=server_root)
     layout = review.Layout(entry=entry, server_root=server_root)
     configset.listing = review.listing(layout, [*files, *binary])

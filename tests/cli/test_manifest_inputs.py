@@ -117,9 +117,9 @@ def webhook_lines(manifest: str) -> list[str]:
 
 
 def test_an_include_of_a_missing_key_fails_as_the_webhook_denies_it(tmp_path):
-    # (The server root is given: the CLI's default is not the webhook's, and the message names the path.)
-    text = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\n  annotations: {httpd24.io/server-root: /srv}\n"
-            "data:\n  httpd.conf: |\n    ServerName x\n    Include extra.conf\n")
+    # (No server-root annotation: the CLI's default was /usr/local/apache2, the webhook's /etc/httpd24,
+    # and the message names the path.)
+    text = CONFIGMAP + "data:\n  httpd.conf: |\n    ServerName x\n    Include extra.conf\n"
     (tmp_path / "cm.yaml").write_text(text)
     code, out, err = run("lint", "cm.yaml", cwd=tmp_path)
     [line] = webhook_lines(text)
@@ -149,3 +149,16 @@ def test_binary_data_with_nul_bytes_that_httpd_reads_is_the_webhooks_problem(tmp
     code, out, err = run("lint", "cm.yaml", cwd=tmp_path)
     assert code == 2 and f"cm.yaml[default/web]:{problem.replace(': ', ': error: ', 1)}\n" in err, err
     assert "HT408" not in out and "not read" not in err, (out, err)
+
+
+def test_an_absolute_include_of_keys_reads_them_as_the_webhook_does(tmp_path):
+    """`Include /etc/httpd24/vhost-*.conf` names the ConfigMap's keys where the operator mounts them: the
+    CLI warned that it pointed outside (HT403) and never read vhost-a.conf, which the webhook denies."""
+    text = CONFIGMAP + ("data:\n  httpd.conf: |\n    ServerName x\n    Include /etc/httpd24/vhost-*.conf\n"
+                        "  vhost-a.conf: |\n    KeepAlive 5\n")
+    (tmp_path / "cm.yaml").write_text(text)
+    [line] = webhook_lines(text)
+    code, out, err = run("lint", "--select", "HT1,HT4", "cm.yaml", cwd=tmp_path)
+    assert "HT403" not in out, out
+    where, said = line.split(" -> ")[0].split(": ", 1)
+    assert code == 1 and f"cm.yaml[default/web]:{where}:1: {said}" in out, (out, line)
