@@ -445,16 +445,17 @@ def test_a_relative_include_above_the_server_root_is_resolved(tmp_path):
     assert codes(out) == [(f"{tmp_path}/shared/x.conf:1", "HT101")], out + err
 
 
-def test_links_that_name_a_million_directories_without_a_loop_end(tmp_path):
+@pytest.mark.parametrize("given", ["directory", "an Include of l0"])
+def test_links_that_name_a_million_directories_without_a_loop_end(tmp_path, given):
     """Two links in each of 20 levels, each to the next level: no loop, yet 2**20 directories to walk."""
-    (tmp_path / "httpd.conf").write_text("MaxClients 5\n")
+    (tmp_path / "httpd.conf").write_text("MaxClients 5\n" + ("Include l0\n" if given != "directory" else ""))
     for level in range(20):
         (tmp_path / f"l{level}").mkdir()
     (tmp_path / "l20").mkdir()
     for level in range(20):
         for link in "ab":
             (tmp_path / f"l{level}" / link).symlink_to(f"../l{level + 1}")
-    done = run_limited("lint", "--select", "HT101", str(tmp_path))
+    done = run_limited("lint", "--select", "HT101", str(tmp_path if given == "directory" else tmp_path / "httpd.conf"))
     assert done.returncode == 0 and codes(done.stdout) == [(f"{tmp_path}/httpd.conf:1", "HT101")], done.stderr[-2000:]
     assert done.stderr.count("directories reached through links; neither this link nor any later one followed") == 1
 

@@ -17,7 +17,7 @@ import posixpath
 import re
 import stat
 from dataclasses import dataclass, field
-from typing import Iterator, Mapping
+from typing import Callable, Iterator, Mapping
 
 from .content import content_and_data
 from .errors import ParseError
@@ -191,31 +191,10 @@ class ConfigSet:
         files: dict[str, bytes] = {}
         aliases: dict[str, str] = {}
         skipped: dict[str, str] = {}
-        #: directory being walked -> the real paths of it and of the directories above it.
-        above: dict[str, frozenset[str]] = {root: frozenset({real_root})}
-        linked = 0
-        for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
-            ancestors = above.pop(dirpath)
-            followed = []
-            for dirname in sorted(dirnames):
-                inner = os.path.join(dirpath, dirname)
-                real = os.path.realpath(inner)
-                name = os.path.relpath(inner, root).replace(os.sep, "/")
-                if real in ancestors:
-                    skipped[name] = "a symbolic link loop: it leads to a directory above it; not followed"
-                    continue
-                if real != os.path.join(real_root, name):  # reached through a link
-                    if linked >= MAX_LINKED_DIRECTORIES:
-                        if linked == MAX_LINKED_DIRECTORIES:  # said once
-                            skipped[name] = (f"more than {MAX_LINKED_DIRECTORIES} directories reached through "
-                                             "links; neither this link nor any later one followed")
-                            linked += 1
-                        continue
-                    linked += 1
-                above[inner] = ancestors | {real}
-                followed.append(dirname)
-            dirnames[:] = followed
-            for filename in sorted(filenames):
+        for dirpath, filenames, refused in walk_following_links(root):
+            for inner, why in refused.items():
+                skipped[os.path.relpath(inner, root).replace(os.sep, "/")] = why
+            for filename in filenames:
                 full = os.path.join(dirpath, filename)
                 name = os.path.relpath(full, root).replace(os.sep, "/")
                 real = os.path.realpath(full)
@@ -377,6 +356,42 @@ class ConfigSet:
 #: Links that lead to the same directories again and again (two in each of 20 levels) name a million
 #: directories without a loop; no server's tree reaches this many through links.
 MAX_LINKED_DIRECTORIES = 10_000
+
+
+def walk_following_links(top: str, prune: Callable[[str], object] | None = None) -> Iterator[tuple[str, list[str], dict[str, str]]]:
+    """Each directory under ``top``, with its file names, sorted, as httpd reaches them: through links to
+    directories too. A link to a directory above it (a loop, which httpd follows until its nesting limit)
+    and any directory reached through links past :data:`MAX_LINKED_DIRECTORIES` are not entered: they come
+    as (path -> why) beside the directory that holds them. ``prune(path)``: True for a directory the
+    caller never wants entered, silently."""
+    real_top = os.path.realpath(top)
+    #: directory to walk -> the real paths of it and of the directories above it.
+    above: dict[str, frozenset[str]] = {top: frozenset({real_top})}
+    linked = 0
+    for dirpath, dirnames, filenames in os.walk(top, followlinks=True):
+        ancestors = above.pop(dirpath)
+        followed, refused = [], {}
+        for dirname in sorted(dirnames):
+            inner = os.path.join(dirpath, dirname)
+            real = os.path.realpath(inner)
+            if prune is not None and prune(inner):
+                continue
+            if real in ancestors:
+                refused[inner] = "a symbolic link loop: it leads to a directory above it; not followed"
+                continue
+            if real != os.path.join(real_top, os.path.relpath(inner, top)):  # reached through a link
+                if linked >= MAX_LINKED_DIRECTORIES:
+                    if linked == MAX_LINKED_DIRECTORIES:  # said once
+                        refused[inner] = (f"more than {MAX_LINKED_DIRECTORIES} directories reached through links; "
+                                          "neither this link nor any later one followed")
+                        linked += 1
+                    continue
+                linked += 1
+            above[inner] = ancestors | {real}
+            followed.append(dirname)
+        dirnames[:] = followed
+        yield dirpath, sorted(filenames), refused
+
 
 #: No httpd configuration is this large; bigger files in a directory are logs or data.
 MAX_CONFIGURATION_BYTES = 16 * 1024 * 1024

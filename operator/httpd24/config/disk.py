@@ -17,7 +17,7 @@ import posixpath
 from dataclasses import dataclass, field
 from typing import Iterator
 
-from .configset import ConfigSet, not_configuration, special_file
+from .configset import ConfigSet, not_configuration, special_file, walk_following_links
 from .errors import ParseError
 from .nodes import Directive, Document
 from .parser import parse
@@ -210,31 +210,24 @@ def _files(pattern: str, found: list[str], left_out: dict[str, str]) -> Iterator
     """Regular files only, outside :data:`SYSTEM_DIRS` (said once per pattern). A FIFO or socket httpd
     would open: named one by one."""
     for match in found:
-        real = os.path.realpath(match)
-        system = next((d for d in SYSTEM_DIRS if _under(real, d)), None)
+        system = _system_dir(match)
         if system is not None:
             left_out.setdefault(pattern, f"under {system}: devices and kernel files are never opened")
             continue
         if os.path.isdir(match):
-            # httpd stats each entry, following links, so a linked directory is read too; a link to a
-            # directory above it (a loop, which httpd follows until its nesting limit) is named instead.
-            above = {match: {real}}
-            for dirpath, dirnames, filenames in os.walk(match, followlinks=True):
-                ancestors = above.pop(dirpath)
-                followed = []
-                for name in sorted(dirnames):
-                    inner = os.path.join(dirpath, name)
-                    inner_real = os.path.realpath(inner)
-                    if inner_real in ancestors:
-                        left_out[inner] = "a symbolic link loop: it leads to a directory above it; not followed"
-                    elif inner not in SYSTEM_DIRS and not any(_under(inner_real, d) for d in SYSTEM_DIRS):
-                        above[inner] = ancestors | {inner_real}
-                        followed.append(name)
-                dirnames[:] = followed
-                for path in (os.path.join(dirpath, f) for f in sorted(filenames)):
+            # httpd stats each entry, following links: a linked directory is read too.
+            for dirpath, filenames, refused in walk_following_links(match, prune=_system_dir):
+                left_out.update(refused)
+                for path in (os.path.join(dirpath, f) for f in filenames):
                     yield from _regular(path, left_out)
         else:
             yield from _regular(match, left_out)
+
+
+def _system_dir(path: str) -> str | None:
+    """The one of :data:`SYSTEM_DIRS` the path leads into, if any."""
+    real = os.path.realpath(path)
+    return next((d for d in SYSTEM_DIRS if _under(real, d)), None)
 
 
 def _regular(path: str, left_out: dict[str, str]) -> Iterator[str]:
