@@ -27,3 +27,13 @@ def httpd() -> Httpd:
             pytest.fail(msg + " (CI must not skip the apache tests)")
         pytest.skip(msg)
     return found
+
+
+def self_signed(directory, subject: str = "/CN=localhost") -> tuple[str, str]:
+    """(certificate, key) files of a fresh self-signed certificate in ``directory``, for TLS on a test server."""
+    import subprocess
+
+    cert, key = os.path.join(directory, "c.pem"), os.path.join(directory, "k.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", subject, "-days", "2",
+                    "-keyout", key, "-out", cert], check=True, capture_output=True, timeout=60)
+    return cert, key

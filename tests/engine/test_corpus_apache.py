@@ -25,11 +25,10 @@ from __future__ import annotations
 
 import csv
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
-from apache_fixture import httpd  # noqa: F401
+from apache_fixture import httpd, self_signed  # noqa: F401
 
 from httpd24 import api
 from httpd24.apache import configtest, run_user
@@ -184,14 +183,9 @@ def vhost_include(text: str) -> bool:
 
 @pytest.fixture(scope="session")
 def pki(tmp_path_factory) -> dict[str, bytes]:
-    directory = tmp_path_factory.mktemp("pki")
-    crt, key = directory / "server.crt", directory / "server.key"
-    subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost", "-days", "2",
-         "-keyout", str(key), "-out", str(crt)],
-        check=True, capture_output=True, timeout=60,
-    )
-    return {"pki/server.crt": crt.read_bytes(), "pki/server.key": key.read_bytes()}
+    crt, key = self_signed(tmp_path_factory.mktemp("pki"))
+    with open(crt, "rb") as c, open(key, "rb") as k:
+        return {"pki/server.crt": c.read(), "pki/server.key": k.read()}
 
 
 class Prepared:

@@ -1,5 +1,5 @@
 import pytest
-from apache_fixture import httpd  # noqa: F401
+from apache_fixture import httpd, self_signed  # noqa: F401
 from ruletest import findings, fixed
 
 from httpd24.apache import configtest
@@ -48,16 +48,7 @@ def test_no_ldap_section_needs_a_person():
 
 @pytest.mark.apache
 def test_real_httpd_refuses_original_accepts_fix(httpd, tmp_path):
-    import subprocess
-
-    key, cert = tmp_path / "k.pem", tmp_path / "c.pem"
-    made = subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(cert),
-         "-days", "1", "-subj", "/CN=ldap-client"],
-        capture_output=True,
-    )
-    if made.returncode != 0:
-        pytest.skip("openssl could not make a certificate")
+    cert, _key = self_signed(tmp_path, "/CN=ldap-client")
     text = (
         "LDAPTrustedClientCert CERT_BASE64 client.pem\n"
         "<Location /a>\n  AuthType Basic\n  AuthName x\n  AuthBasicProvider ldap\n"
@@ -65,7 +56,8 @@ def test_real_httpd_refuses_original_accepts_fix(httpd, tmp_path):
     )
     modules = ["ldap_module", "authnz_ldap_module", "auth_basic_module", "authn_core_module", "authz_core_module",
                "authz_user_module"]
-    files = {"client.pem": cert.read_text()}
+    with open(cert) as handle:
+        files = {"client.pem": handle.read()}
     before = configtest({**files, "site.conf": text}, "site.conf", modules, httpd=httpd)
     assert not before.ok and "not allowed here" in before.output
     after = configtest({**files, "site.conf": fixed(text, "HT210")}, "site.conf", modules, httpd=httpd)

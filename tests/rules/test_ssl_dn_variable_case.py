@@ -2,10 +2,9 @@
 
 import http.client
 import ssl
-import subprocess
 
 import pytest
-from apache_fixture import httpd  # noqa: F401
+from apache_fixture import httpd, self_signed  # noqa: F401
 from ruletest import configset, findings, fixed
 
 from httpd24.engine import Severity, migrate
@@ -68,9 +67,7 @@ def test_real_httpd_reads_the_s_i_letter_case_sensitively_and_the_fix_restores_t
     answers with the value 2.2 gave."""
     from httpd24.apache import Instance
 
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/O=Example/CN=localhost",
-                    "-days", "2", "-keyout", str(tmp_path / "k.pem"), "-out", str(tmp_path / "c.pem")],
-                   check=True, capture_output=True, timeout=60)
+    self_signed(tmp_path, "/O=Example/CN=localhost")
     site = (
         "<VirtualHost 127.0.0.1:${HTTPD24_PORT_2}>\n  SSLEngine on\n"
         f"  SSLCertificateFile {tmp_path}/c.pem\n  SSLCertificateKeyFile {tmp_path}/k.pem\n"
