@@ -142,6 +142,7 @@ def test_chart_webhook_by_url_denies_a_22_configmap(cluster, local):
     from httpd24 import api
     from httpd24.config import ConfigSet
     from httpd24.engine import Severity
+    from httpd24.k8s import review
 
     cm = example("debian-wheezy-apache2.yaml", local["enforce"])[0]
     proc = cluster.kubectl("apply", "-f", "-", input=yaml.safe_dump(cm), check=False)
@@ -149,7 +150,8 @@ def test_chart_webhook_by_url_denies_a_22_configmap(cluster, local):
     assert 'admission webhook "validate.configmaps.httpd24.io" denied the request' in proc.stderr
     assert "(httpd24 mode: enforce)" in proc.stderr
     # one line per error finding, key:line: CODE message -> replacement, as the engine reports them
-    cs = ConfigSet.from_mapping({k: v.encode() for k, v in cm["data"].items()}, entry="apache2.conf")
+    cs = ConfigSet.from_mapping({k: v.encode() for k, v in cm["data"].items()}, entry="apache2.conf",
+                                server_root=review.DEFAULT_SERVER_ROOT)  # where the operator mounts the keys
     errors = [f for f in api.lint(cs) if f.severity == Severity.ERROR]
     assert errors
     for f in errors:
