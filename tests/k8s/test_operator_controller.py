@@ -11,7 +11,7 @@ from httpd24.k8s import rollout
 from httpd24.k8s.models_server import MAIN_KEY, parse_spec
 from httpd24.k8s.operator import Controller
 from httpd24.k8s.review import Ignored
-from httpd24.k8s.review_policy import PolicyRule
+from httpd24.k8s.review_policy import PolicyRule, ServerPolicy
 from httpd24.k8s.rollout_api import ApiError
 from httpd24.k8s.rollout_gate import Gate
 
@@ -242,7 +242,7 @@ def _policy_indexes(labels: dict[str, dict], **policies: dict) -> tuple[dict, di
 def test_plan_leaves_out_what_the_namespaces_policies_ignore(migration):
     spec = parse_spec({"configMapRef": {"name": "site"}, "migration": migration})
     whole = rollout.plan("web", "a", spec, _cm())
-    p = rollout.plan("web", "a", spec, _cm(), Ignored(("HT101",), "HttpdPolicy legacy-mpm"))
+    p = rollout.plan("web", "a", spec, _cm(), ServerPolicy(Ignored(("HT101",), "HttpdPolicy legacy-mpm")))
     assert p.left_out == 1 and p.left_out_text == "1 finding left out by HttpdPolicy legacy-mpm (HT101 x1)"
     assert sum(p.findings.values()) == sum(whole.findings.values()) - 1
     text = p.files["httpd.conf"].decode()
@@ -261,8 +261,9 @@ def test_a_policy_change_requeues_only_the_servers_whose_namespace_it_changes():
         c.observe_policies(*_policy_indexes(labels, mpm={"namespaces": ["a"], "ignore": ["HT101", "HT102"]}))
         assert _drain(c) == {("a", "web"), ("a", "api")}
         for ns in "ab":  # what the reconciles read
-            c.ignored[ns] = c.ignored_in(ns)
-        assert c.ignored["a"] == Ignored(("HT101", "HT102"), "HttpdPolicy mpm") and c.ignored["b"] == Ignored()
+            c.policies[ns] = c.policy_in(ns)
+        assert c.policies["a"] == ServerPolicy(Ignored(("HT101", "HT102"), "HttpdPolicy mpm"))
+        assert c.policies["b"] == ServerPolicy()
         c.observe_policies(*_policy_indexes(labels, mpm={"namespaces": ["a"], "ignore": ["HT101", "HT102"]}))
         assert _drain(c) == set()  # nothing changed for anyone
         selector = {"namespaceSelector": {"matchLabels": {"team": "legacy"}}, "ignore": ["HT101"]}
@@ -270,6 +271,11 @@ def test_a_policy_change_requeues_only_the_servers_whose_namespace_it_changes():
         c.observe_policies(*indexes, namespace="a")  # a namespace event looks at that namespace only
         assert _drain(c) == set()
         c.observe_policies(*indexes, namespace="b")
+        assert _drain(c) == {("b", "web")}
+        c.policies["b"] = c.policy_in("b")
+        # Changed defaults are the policy's too: the plans of its namespaces read them.
+        selector = {**selector, "defaults": "keep-2.2"}
+        c.observe_policies(*_policy_indexes(labels, mpm={"namespaces": ["a"], "ignore": ["HT101", "HT102"]}, legacy=selector))
         assert _drain(c) == {("b", "web")}
 
     asyncio.run(go())

@@ -393,10 +393,11 @@ def test_what_the_server_names_may_come_later_and_may_go(cluster, operator, ns, 
 
 def test_a_rule_a_policy_leaves_out_is_neither_counted_nor_fixed_until_the_policy_goes(cluster, operator, ns):  # noqa: F811
     """As admission leaves it out of the ConfigMap's review: the operator, run without the webhooks, reads the
-    namespace's HttpdPolicies itself, and a policy deleted later brings the fix in with a rollout."""
+    namespace's HttpdPolicies itself, and a policy deleted later brings the fix in with a rollout. The policy's
+    changed defaults (keep-2.2) reach the pods as admission would apply them, and go with it."""
     policy = f"keep-maxclients-{ns}"
     apply(cluster, {"apiVersion": "httpd24.io/v1alpha1", "kind": "HttpdPolicy", "metadata": {"name": policy},
-                    "spec": {"mode": "audit", "namespaces": [ns], "ignore": ["HT101"]}},
+                    "spec": {"mode": "audit", "namespaces": [ns], "ignore": ["HT101"], "defaults": "keep-2.2"}},
           configmap("site", ns, CONF_22.format(clients=150)), server("web", ns, "site"))
     try:
         def leaving_out(left_out, hash_=None):
@@ -407,6 +408,7 @@ def test_a_rule_a_policy_leaves_out_is_neither_counted_nor_fixed_until_the_polic
         assert condition(live, "Migrated")["message"].endswith(f"; 1 finding left out by HttpdPolicy {policy} (HT101 x1)")
         _, files = deployed_files(cluster, "web", ns)
         assert "MaxClients 150" in files["httpd.conf"].decode() and "Require" in files["httpd.conf"].decode()
+        assert "EnableSendfile On" in files["httpd.conf"].decode()  # the policy's keep-2.2
         warnings = live["status"]["findings"]["warning"]
 
         cluster.kubectl("delete", "httpdpolicy", policy)
@@ -417,6 +419,7 @@ def test_a_rule_a_policy_leaves_out_is_neither_counted_nor_fixed_until_the_polic
         assert "left out" not in condition(live, "Migrated")["message"]
         _, files = deployed_files(cluster, "web", ns)
         assert "MaxRequestWorkers 150" in files["httpd.conf"].decode()
+        assert "EnableSendfile" not in files["httpd.conf"].decode()  # HT302's own choice: 2.4's default
     finally:
         cluster.kubectl("delete", "httpdpolicy", policy, "--ignore-not-found")
 

@@ -14,8 +14,9 @@ import yaml
 
 from gcwatch import documents_seen_by_collections
 
-from httpd24.k8s import mainconf, rollout
+from httpd24.k8s import mainconf, review, rollout
 from httpd24.k8s.models_server import MAIN_KEY, HttpdServerSpec, crd, parse_spec
+from httpd24.k8s.review_policy import ServerPolicy
 
 REPO = Path(__file__).resolve().parents[2]
 SERVER = {"apiVersion": "httpd24.io/v1alpha1", "kind": "HttpdServer",
@@ -33,7 +34,7 @@ def _plan(ports=(8080,), spec=None, files=None) -> rollout.Plan:
 def test_spec_defaults_and_validation():
     spec = parse_spec({"configMapRef": {"name": "c"}})
     assert (spec.image, spec.replicas, spec.configMapRef.entry, spec.migration, spec.defaults) == (
-        "httpd:2.4", 1, "httpd.conf", "migrated", "keep-2.2")
+        "httpd:2.4", 1, "httpd.conf", "migrated", None)
     with pytest.raises(pydantic.ValidationError):
         parse_spec({"configMapRef": {"name": "c"}, "migration": "sometimes"})
     with pytest.raises(pydantic.ValidationError):
@@ -354,3 +355,59 @@ def test_the_migration_reads_what_the_configmap_ran_on_as_admission_does(annotat
                  "data": {"httpd.conf": "AddOutputFilter INCLUDES .shtml\n"}}
     p = rollout.plan("web", "shop", parse_spec({"configMapRef": {"name": "web-conf"}}), configmap)
     assert ("SSILegacyExprParser on" in p.files["httpd.conf"].decode()) is written
+
+
+# A configuration every changed default applies to: .htaccess files in use (AllowOverride), files
+# served (EnableSendfile, FileETag) and proxied HTTPS (SSLProxyCheckPeerCN/Expire).
+CHANGED_DEFAULTS_CONF = """\
+DocumentRoot /usr/local/apache2/htdocs
+AccessFileName .htaccess
+<Directory /usr/local/apache2/htdocs>
+    AllowOverride All
+</Directory>
+SSLProxyEngine on
+ProxyPass /api https://backend.example.test/
+"""
+
+
+def _written_defaults(policy_defaults=None, spec_defaults=None, annotation=None) -> set[str]:
+    """Which 2.2 defaults a `migrated` server's plan writes out, of EnableSendfile and FileETag."""
+    annotations = {"httpd24.io/defaults": annotation} if annotation else {}
+    configmap = {"metadata": {"name": "web-conf", "annotations": annotations},
+                 "data": {"httpd.conf": CHANGED_DEFAULTS_CONF}}
+    spec = parse_spec({"configMapRef": {"name": "web-conf"}, **({"defaults": spec_defaults} if spec_defaults else {})})
+    p = rollout.plan("web", "shop", spec, configmap, ServerPolicy(defaults=policy_defaults))
+    text = p.files["httpd.conf"].decode()
+    return {line.split()[0] for line in text.splitlines() if line.startswith(("EnableSendfile", "FileETag"))}
+
+
+@pytest.mark.parametrize(("policy_defaults", "spec_defaults", "annotation", "written"), [
+    pytest.param(None, None, None, set(), id="each-rule-decides-as-admission-does"),
+    pytest.param(None, None, "keep-2.2", {"EnableSendfile", "FileETag"}, id="configmap-annotation"),
+    pytest.param(None, "keep-2.2", "adopt-2.4", {"EnableSendfile", "FileETag"}, id="spec-over-annotation"),
+    pytest.param("adopt-2.4", "keep-2.2", "keep-2.2", set(), id="policy-over-spec"),
+    pytest.param("keep-2.2", None, None, {"EnableSendfile", "FileETag"}, id="policy"),
+])
+def test_changed_defaults_are_decided_as_admission_decides_them(policy_defaults, spec_defaults, annotation, written):
+    """An HttpdPolicy's defaults win, as in admission; then the server's own spec.defaults; then the
+    ConfigMap's annotation admission read; then each rule's documented choice (which adopts 2.4's
+    EnableSendfile and FileETag), as admission and the CLI decide without any of them."""
+    assert _written_defaults(policy_defaults, spec_defaults, annotation) == written
+
+
+@pytest.mark.parametrize("name", [
+    "ganglia-web-debian-apache.conf", "nagios-3.x-httpd.conf.in", "phpmyadmin-debian-4.1-apache.conf",
+    "openshift-phpmyadmin-ifversion.conf", "iem-2013-ssl-vhost-limit.conf", "httpd-tests-2011-extra-ifversion.conf.in",
+])
+def test_a_configmap_admission_migrated_is_deployed_as_stored_by_a_migrated_server(name):
+    """The migrate webhook stores the 2.4 form; a `migrated` HttpdServer on it (no spec.defaults, no
+    policy) must find nothing left to rewrite, or the pods would run a third text that neither the
+    stored object nor the review shows."""
+    text = (Path("/work/shared/corpus/files") / name).read_text(encoding="utf-8")
+    body = {"metadata": {"name": "web-conf"}, "data": {"httpd.conf": text}}
+    analysis = review.analyze(body, migrate=True)
+    assert analysis.migrated_ok and not analysis.problems
+    stored_text = analysis.migrated.get("httpd.conf", text.encode())
+    stored = {"metadata": {"name": "web-conf"}, "data": {"httpd.conf": stored_text.decode()}}
+    p = rollout.plan("web", "shop", parse_spec({"configMapRef": {"name": "web-conf"}}), stored)
+    assert p.applied == 0 and p.files["httpd.conf"] == stored_text

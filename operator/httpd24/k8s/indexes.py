@@ -2,8 +2,8 @@
 
 Both halves of ``httpd24 operator`` read them: the webhooks choose a mode per request
 (:mod:`.admission`), the operator which rules a policy leaves out of an HttpdServer's status
-and migration (:mod:`.operator`), as admission does for the ConfigMap. Importing this module
-registers the indexes once, whichever half imports it first (``--no-admission`` runs the
+and migration and which changed defaults it keeps (:mod:`.operator`), as admission does for the
+ConfigMap. Importing this module registers the indexes once, whichever half imports it first (``--no-admission`` runs the
 operator alone). kopf passes each index to every handler as a keyword argument named after
 its function, and runs no handler until every index of a resource that exists is filled.
 """
@@ -15,8 +15,7 @@ from typing import Any, Mapping
 import kopf
 
 from . import models_policy
-from .review import Ignored
-from .review_policy import PolicyRule, namespace_mode
+from .review_policy import PolicyRule, ServerPolicy, namespace_mode
 
 
 @kopf.index("namespaces")
@@ -45,6 +44,6 @@ def policies_of(policies: Any) -> list[PolicyRule]:
         return []
 
 
-def ignored_in(namespace: str, namespaces: Any, policies: Any) -> Ignored:
-    """The rules every HttpdPolicy matching ``namespace`` leaves out (:func:`.review_policy.namespace_mode`)."""
-    return namespace_mode(namespace, labels_of(namespaces, namespace), policies_of(policies)).ignored
+def server_policy(namespace: str, namespaces: Any, policies: Any) -> ServerPolicy:
+    """What the HttpdPolicies matching ``namespace`` decide for its servers (:func:`.review_policy.namespace_mode`)."""
+    return namespace_mode(namespace, labels_of(namespaces, namespace), policies_of(policies)).for_servers

@@ -148,8 +148,11 @@ class HttpdServerSpec(_Model):
         max_length=64,
         description="Module identifiers (headers_module) loaded in addition to the ones the configuration needs.",
     )
-    defaults: DefaultsPolicy = Field(
-        "keep-2.2", description="keep-2.2 writes out 2.2 defaults that changed in 2.4; adopt-2.4 takes the 2.4 defaults."
+    defaults: DefaultsPolicy | None = Field(
+        None,
+        description="Changed defaults (AllowOverride, EnableSendfile, FileETag, SSLProxyCheckPeer*): keep-2.2 writes "
+        "out the 2.2 value, adopt-2.4 takes 2.4's. Unset: as admission decides, an HttpdPolicy's defaults, else the "
+        "ConfigMap's httpd24.io/defaults, else each rule's documented choice. An HttpdPolicy's defaults win over this.",
     )
     service: ServiceMode = Field(
         "ClusterIP", description="The Service in front of the pods: ClusterIP, Headless (no cluster IP) or None (no Service)."

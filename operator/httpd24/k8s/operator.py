@@ -61,7 +61,7 @@ from prometheus_client import Counter, Histogram
 
 from . import indexes, models_policy, rollout
 from .models_server import GROUP, KIND, PLURAL, VERSION, parse_spec
-from .review import Ignored
+from .review_policy import ServerPolicy
 from .rollout_api import ApiError, Kube, path
 from .rollout_gate import Gate
 
@@ -151,9 +151,9 @@ class Controller:
         #: and a no-op apply on every status-driven reconcile; cleared by each resync.
         self.written: dict[str, str] = {}
         #: kopf's namespace and HttpdPolicy indexes (:mod:`.indexes`), handed over by the first event;
-        #: and per namespace, the rules its policies leave out as the last plans there read them.
+        #: and per namespace, what its policies decide for servers as the last plans there read it.
         self.policy_indexes: tuple[Any, Any] | None = None
-        self.ignored: dict[str, Ignored] = {}
+        self.policies: dict[str, ServerPolicy] = {}
         self.tasks: list[asyncio.Task] = []
         # plans (pure Python) and httpd -t runs (subprocesses) run here, not in kopf's executor
         self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="httpd24-plan")
@@ -182,7 +182,7 @@ class Controller:
             for url in [u for u in self.written if u.startswith(cm_prefix)]:
                 del self.written[url]
             if not any(ns == namespace for ns, _ in self.refs):
-                self.ignored.pop(namespace, None)
+                self.policies.pop(namespace, None)
             return
         cm = ((spec or {}).get("configMapRef") or {}).get("name")
         if cm:
@@ -214,18 +214,18 @@ class Controller:
         for server in users:
             self.enqueue((namespace, server))
 
-    def ignored_in(self, namespace: str) -> Ignored:
+    def policy_in(self, namespace: str) -> ServerPolicy:
         if self.policy_indexes is None:
-            return Ignored()
-        return indexes.ignored_in(namespace, *self.policy_indexes)
+            return ServerPolicy()
+        return indexes.server_policy(namespace, *self.policy_indexes)
 
     def observe_policies(self, namespaces: Any, policies: Any, namespace: str | None = None) -> None:
         """An HttpdPolicy (``namespace`` None) or a namespace's labels changed: queue the servers of the
-        namespaces where what the policies leave out is no longer what their plans left out."""
+        namespaces where what the policies decide (rules left out, defaults) is no longer what their plans read."""
         self.policy_indexes = (namespaces, policies)
         served = {ns for ns, _ in self.refs}
         for ns in served if namespace is None else served & {namespace}:
-            if self.ignored_in(ns) != self.ignored.get(ns, Ignored()):
+            if self.policy_in(ns) != self.policies.get(ns, ServerPolicy()):
                 for key in [k for k in self.refs if k[0] == ns]:
                     self.enqueue(key)
 
@@ -395,11 +395,11 @@ class Controller:
             if dep is not None:
                 dep = self.deps.setdefault(key, dep)  # a watch event that came meanwhile is newer
 
-        # plan, cached by its inputs: the spec, what the namespace's HttpdPolicies leave out and the
+        # plan, cached by its inputs: the spec, what the namespace's HttpdPolicies decide and the
         # ConfigMap's uid/resourceVersion (known from the metadata watch, so an unchanged ConfigMap is
         # not even fetched)
-        ignored = self.ignored[namespace] = self.ignored_in(namespace)
-        inputs = _digest([server.get("spec"), ignored.codes, ignored.by])
+        policy = self.policies[namespace] = self.policy_in(namespace)
+        inputs = _digest([server.get("spec"), policy.ignored.codes, policy.ignored.by, policy.defaults])
         cm_key = (namespace, spec.configMapRef.name)
         cached = self.plans.get(key)
         known = self.cm_versions.get(cm_key)
@@ -422,7 +422,7 @@ class Controller:
             else:
                 try:
                     plan = await asyncio.get_running_loop().run_in_executor(
-                        self.pool, rollout.plan, name, namespace, spec, cm, ignored)
+                        self.pool, rollout.plan, name, namespace, spec, cm, policy)
                 except rollout.PlanError as e:
                     plan = e
             self.plans[key] = (inputs, version, cm_audit, plan)

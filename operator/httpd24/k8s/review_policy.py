@@ -99,6 +99,15 @@ def selector_matches(selector: Mapping[str, Any], labels: Mapping[str, str]) -> 
     return True
 
 
+@dataclass(frozen=True)
+class ServerPolicy:
+    """What a namespace's HttpdPolicies decide for its HttpdServers' plans, as they decide it for the
+    review of its ConfigMaps: the rules left out and the changed defaults (None: not set by any)."""
+
+    ignored: Ignored = Ignored()
+    defaults: str | None = None
+
+
 @dataclass
 class Effective:
     mode: Mode
@@ -109,6 +118,10 @@ class Effective:
     #: True for namespaces the webhook never reviews (kube-system, the operator's own).
     excluded: bool = False
     ignored: Ignored = field(default_factory=Ignored)
+
+    @property
+    def for_servers(self) -> ServerPolicy:
+        return ServerPolicy(self.ignored, self.defaults)
 
 
 def namespace_mode(

@@ -20,7 +20,8 @@ from ..config.gcpause import trees_freed_before_collection
 from ..engine import SourceVersion
 from ..engine.modules import ModuleRequirements
 from . import mainconf
-from .review import Ignored, layout_of, tally
+from .review import DefaultsPolicy, Layout, layout_of, tally
+from .review_policy import ServerPolicy
 from .models_server import (CONTENT_DIR, CONTENT_VARIABLE, GROUP, KIND, MAIN_KEY, SECRETS_DIR, VERSION, ContentVolume,
                             HttpdServerSpec)
 
@@ -120,11 +121,11 @@ def audit_count(annotations: Mapping[str, str] | None) -> int:
 
 
 def plan(name: str, namespace: str, spec: HttpdServerSpec, configmap: Mapping[str, Any],
-         ignored: Ignored = Ignored()) -> Plan:
+         policy: ServerPolicy = ServerPolicy()) -> Plan:
     """Compute the files to deploy for an HttpdServer from its ConfigMap (raises :class:`PlanError`).
 
-    ``ignored``: the rules the namespace's HttpdPolicies leave out, as admission leaves them out of
-    the ConfigMap's review: their findings are neither counted nor fixed."""
+    ``policy``: what the namespace's HttpdPolicies decide, as admission applies it to the ConfigMap's
+    review: the rules left out (their findings are neither counted nor fixed) and the changed defaults."""
     if not _DNS_LABEL.match(name):
         raise PlanError("InvalidName", f"the name {name!r} must be a DNS label (it names the Service)")
     files = configmap_files(configmap)
@@ -149,9 +150,12 @@ def plan(name: str, namespace: str, spec: HttpdServerSpec, configmap: Mapping[st
         raise PlanError("ReservedKey", f"ConfigMap {spec.configMapRef.name} has a key {mainconf.CONTENT_STAND_INS!r}, where the "
                         "configtest puts its stand-ins of spec.content; rename the key")
     # The trees go before the collector resumes: the operator plans 16 servers at a time.
-    source_version = layout_of(configmap).source_version  # the annotation, read as admission reads it
+    layout = layout_of(configmap)  # the annotations, read as admission reads them
+    defaults = changed_defaults(policy, spec, layout)
+    ignored = policy.ignored
     with trees_freed_before_collection() as trees:
-        files, applied, findings, left_out, required, own_listen = _read(files, entry, spec, source_version,
+        files, applied, findings, left_out, required, own_listen = _read(files, entry, defaults, spec.migration,
+                                                                         layout.source_version,
                                                                          frozenset(ignored.codes), trees)
     counts = _severity_counts(findings)
     try:
@@ -185,8 +189,16 @@ def plan(name: str, namespace: str, spec: HttpdServerSpec, configmap: Mapping[st
     )
 
 
+def changed_defaults(policy: ServerPolicy, spec: HttpdServerSpec, layout: Layout) -> DefaultsPolicy:
+    """How the plan decides 2.2 defaults that changed in 2.4: an HttpdPolicy's choice wins, as in
+    admission; then the server's own ``spec.defaults``; then the ConfigMap's ``httpd24.io/defaults``
+    that admission read; else (None) each rule's documented choice, as admission and the CLI make it.
+    So a ``migrated`` server finds nothing left to rewrite in what the migrate webhook stored."""
+    return policy.defaults or spec.defaults or layout.defaults
+
+
 def _read(
-    files: dict[str, bytes], entry: str, spec: HttpdServerSpec, source_version: SourceVersion,
+    files: dict[str, bytes], entry: str, defaults: DefaultsPolicy, migration: str, source_version: SourceVersion,
     ignored: frozenset[str], trees: list,
 ) -> tuple[dict[str, bytes], int, list[api.Finding], list[api.Finding], ModuleRequirements, list[int]]:
     """Files to deploy, how many findings were fixed, the findings (fixed first) and those of the
@@ -198,13 +210,13 @@ def _read(
         raise PlanError("ParseError", "; ".join(str(e) for e in cs.errors[:5]))
     exclude = (lambda finding: finding.code in ignored) if ignored else None
     try:
-        if spec.migration != "migrated":
+        if migration != "migrated":
             left_out: list[api.Finding] = []
-            findings = [f.detached() for f in api.lint(cs, defaults=spec.defaults, source_version=source_version,
+            findings = [f.detached() for f in api.lint(cs, defaults=defaults, source_version=source_version,
                                                        exclude=exclude, excluded=left_out)]
             return (files, 0, findings, [f.detached() for f in left_out], api.required_modules(cs),
                     mainconf.listen_ports(cs))
-        migration = api.migrate(cs, defaults=spec.defaults, source_version=source_version, exclude=exclude)
+        migration = api.migrate(cs, defaults=defaults, source_version=source_version, exclude=exclude)
         if migration.failures:
             raise PlanError("MigrationFailed", "; ".join(migration.failures[:3]))
         files = dict(migration.files)
