@@ -70,6 +70,8 @@ ANN_SERVER_ROOT = "httpd24.io/server-root"
 ANN_CONFIG_DIR = "httpd24.io/config-dir"
 ANN_DEFAULTS = "httpd24.io/defaults"
 ANN_SOURCE_VERSION = "httpd24.io/source-version"  # auto | 2.2 | 2.4: what the configuration ran on before
+#: What :func:`layout_of` reads: where the keys lie and how they are judged.
+LAYOUT_ANNOTATIONS = (ANN_ENTRY, ANN_SERVER_ROOT, ANN_CONFIG_DIR, ANN_DEFAULTS, ANN_SOURCE_VERSION)
 # Written by the webhook:
 ANN_REVIEWED_MODE = "httpd24.io/reviewed-mode"
 #: Count of findings on the stored text ("-1": it does not parse); HttpdServer status.findings.audit reads it.
@@ -294,6 +296,64 @@ def read_from_entry(configset: ConfigSet, layout: Layout, binary: Iterable[str])
     return [Problem(layout.key(n), 0, 0, NUL_REASON) for n in sorted(binary_names & reached)], reached
 
 
+#: Why a binaryData key with NUL bytes that no Include reaches is left alone (:attr:`Keys.skipped`).
+BINARY_SKIPPED = "binaryData with NUL bytes, not configuration"
+
+
+@dataclass
+class Keys:
+    """A ConfigMap's keys read as httpd reads them (:func:`read_keys`): the one reading the review and
+    ``httpd24 lint`` both lint, so that CI passes what admission admits."""
+
+    #: Every key that may be configuration, named ``layout.name(key)``; its entry is the layout's, when a key.
+    configset: ConfigSet
+    #: What httpd cannot read, by key: the problems given, binary keys httpd reads, parse errors.
+    problems: list[Problem]
+    #: Keys left alone, and why: no Include reaches them and they are not configuration.
+    skipped: dict[str, str]
+
+
+def read_keys(files: Mapping[str, bytes], problems: Iterable[Problem], binary: Iterable[str], layout: Layout,
+              trees: list | None = None) -> Keys:
+    """The keys of :func:`extract_files` (``files``, its ``problems`` and ``binary`` keys) where ``layout``
+    places them. Every key is read: those the entry reaches as httpd reads them, the others on their own.
+
+    Only a key nothing reaches may be left alone, and only when it is not configuration (it does not
+    parse, or holds NUL bytes): the operator serves the HttpdServer's entry, which need not be this
+    ConfigMap's ``httpd24.io/entry``, so a key that parses could be what the pods read. ``trees``:
+    where each parsed configuration goes, to be freed before the collector runs (:func:`_analyze`).
+    """
+    binary = list(binary)
+    named = {layout.name(k): v for k, v in files.items()}
+    entry_name = layout.name(layout.entry)
+    binary_names = {layout.name(k) for k in binary}
+    every_file = listing(layout, [*files, *binary])
+    configset = api.load_mapping(named, entry=entry_name if entry_name in named else None,
+                                 server_root=layout.server_root)
+    configset.listing = every_file
+    if trees is not None:
+        trees.append(configset)
+    problems = list(problems)
+    skipped = dict.fromkeys(sorted(binary), BINARY_SKIPPED)  # without an entry no Include reaches them
+    unread, reached = read_from_entry(configset, layout, binary)
+    if reached is not None:
+        problems += unread
+        unreadable = {e.file: e for e in configset.errors if e.file not in reached}
+        left = {n: BINARY_SKIPPED for n in binary_names - reached}
+        left.update((n, f"no Include reaches it, and it is not configuration: {e.line}:{e.column}: {e.reason}")
+                    for n, e in unreadable.items())
+        skipped = {layout.key(n): left[n] for n in sorted(left)}
+        if unreadable:
+            named = {n: v for n, v in named.items() if n not in unreadable}
+            configset = api.load_mapping(named, entry=entry_name if entry_name in named else None,
+                                         server_root=layout.server_root)
+            configset.listing = every_file
+            if trees is not None:
+                trees.append(configset)
+    problems += [_problem(e, layout) for e in configset.errors]
+    return Keys(configset, problems, skipped)
+
+
 def listing(layout: Layout, keys: Iterable[str]) -> Listing:
     """The directory the ConfigMap is mounted as, and its files: every key (:class:`Listing`)."""
     return Listing(layout.prefix.rstrip("/"), frozenset(layout.name(k) for k in keys))
@@ -451,35 +511,10 @@ NUL_REASON = ("holds NUL bytes, yet httpd reads it as configuration (it is the e
 
 
 def _analyze_trees(files, origin, problems, binary, layout: Layout, migrate: bool, trees) -> Analysis:
-    """Every key is linted: those the entry reaches as httpd reads them, the others on their own.
-
-    Only a key nothing reaches may be left alone, and only when it is not configuration (it does
-    not parse, or holds NUL bytes): the operator serves the HttpdServer's entry, which need not be
-    this ConfigMap's ``httpd24.io/entry``, so a key that parses could be what the pods read.
-    """
-    named = {layout.name(k): v for k, v in files.items()}
-    entry_name = layout.name(layout.entry)
-    binary_names = {layout.name(k) for k in binary}
-    every_file = listing(layout, [*files, *binary])
-    configset = api.load_mapping(named, entry=entry_name if entry_name in named else None,
-                                 server_root=layout.server_root)
-    configset.listing = every_file
-    trees.append(configset)
-    problems = list(problems)
-    skipped = sorted(binary)  # without an entry no Include reaches them
-    unread, reached = read_from_entry(configset, layout, binary)
-    if reached is not None:
-        problems += unread
-        unreadable = {e.file for e in configset.errors} - reached
-        skipped = sorted(layout.key(n) for n in unreadable | (binary_names - reached))
-        if unreadable:
-            named = {n: v for n, v in named.items() if n not in unreadable}
-            configset = api.load_mapping(named, entry=entry_name if entry_name in named else None,
-                                         server_root=layout.server_root)
-            configset.listing = every_file
-            trees.append(configset)
-    problems += [_problem(e, layout) for e in configset.errors]
-    analysis = Analysis(layout, files, origin, problems, [], skipped)
+    """Lint (or migrate) the keys as :func:`read_keys` reads them."""
+    keys = read_keys(files, problems, binary, layout, trees)
+    configset, problems = keys.configset, keys.problems
+    analysis = Analysis(layout, files, origin, problems, [], sorted(keys.skipped))
     if problems:
         return analysis
     left_out = frozenset(layout.ignored.codes)
@@ -738,7 +773,7 @@ def review(
 
 
 #: What the review reads of a ConfigMap besides its data and binaryData.
-INPUT_ANNOTATIONS = (ANN_MODE, ANN_ENTRY, ANN_SERVER_ROOT, ANN_CONFIG_DIR, ANN_DEFAULTS, ANN_SOURCE_VERSION)
+INPUT_ANNOTATIONS = (ANN_MODE, *LAYOUT_ANNOTATIONS)
 UNCHANGED_WARNING = ("httpd24: the configuration is unchanged by this update, so it is let through as stored "
                      "(`httpd24 lint` reviews it)")
 
