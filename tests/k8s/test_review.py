@@ -363,6 +363,21 @@ def test_a_missing_include_is_judged_in_the_config_dir_only():
     assert [line.split(" ", 2)[:2] for line in decision.message.splitlines()[1:]] == [["main.conf:1:", "HT408"]]
 
 
+@pytest.mark.parametrize("config_dir", ["../conf", "conf/../..", "/etc/httpd24/../conf/"])
+def test_a_config_dir_with_dot_dot_is_a_problem(config_dir):
+    """It named the keys ../conf/KEY, where no Include resolves: `Include /etc/conf/gone.conf` passed."""
+    body = configmap({"httpd.conf": "Include /etc/conf/gone.conf\n"}, annotations={r.ANN_CONFIG_DIR: config_dir})
+    decision = r.review(body, mode=Mode.ENFORCE, stage="validate")
+    assert not decision.allowed
+    assert decision.message.splitlines()[1:] == [
+        f"{r.ANN_CONFIG_DIR}: {config_dir.strip()!r} has a '..' part; name the directory the keys are mounted at "
+        "without it, absolute or relative to the server root"]
+    warned = r.review(body, mode=Mode.WARN, stage="validate")
+    assert warned.allowed and any(r.ANN_CONFIG_DIR in w and "'..'" in w for w in warned.warnings)
+    assert r.review(configmap({"httpd.conf": "ServerName x\n"}, annotations={r.ANN_CONFIG_DIR: "conf/..d"}),
+                    mode=Mode.ENFORCE, stage="validate").allowed  # a name with dots is no `..`
+
+
 @pytest.mark.parametrize(("mode", "stage"), [(Mode.ENFORCE, "validate"), (Mode.ENFORCE, "mutate"),
                                              (Mode.MIGRATE, "mutate"), (Mode.MIGRATE, "validate")])
 def test_an_entry_annotation_naming_no_key_is_denied_naming_the_keys(mode, stage):

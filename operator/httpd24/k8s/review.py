@@ -9,7 +9,8 @@ How a ConfigMap is read (documented for users in the README, *Modes and policies
 
 * every key of ``data`` (text) and ``binaryData`` (bytes, base64) is a file in
   one directory, ``httpd24.io/config-dir`` (absolute, or relative to the server
-  root ``httpd24.io/server-root``). The defaults are the operator's pod layout
+  root ``httpd24.io/server-root``; a ``..`` in it is a problem, :func:`climbing_config_dir`).
+  The defaults are the operator's pod layout
   (:mod:`httpd24.k8s.mainconf`): the ConfigMap is mounted as the ServerRoot
   ``/etc/httpd24`` itself, so ``config-dir`` defaults to the server root;
 * the entry file is ``httpd.conf`` unless ``httpd24.io/entry`` names another key;
@@ -283,6 +284,23 @@ def missing_entry(body: Mapping[str, Any]) -> Problem | None:
                                 "name one of them in the annotation, or add the key")
 
 
+def climbing_config_dir(body: Mapping[str, Any]) -> Problem | None:
+    """The problem of a ``httpd24.io/config-dir`` with a ``..`` part: it names no directory the keys can be
+    mounted at as written (a volume's mountPath is a plain path), and the keys would be named where no
+    Include reaches them, each read on its own and passed unread."""
+    directory = _text(_annotations(body).get(ANN_CONFIG_DIR)).strip()
+    if ".." not in directory.split("/"):
+        return None
+    return Problem(ANN_CONFIG_DIR, 0, 0, f"{directory!r} has a '..' part; name the directory the keys are mounted "
+                                         "at without it, absolute or relative to the server root")
+
+
+def layout_problems(body: Mapping[str, Any]) -> list[Problem]:
+    """What keeps the annotations from placing the keys where httpd reads them: an entry that names no key
+    (:func:`missing_entry`), a config-dir that climbs with ``..`` (:func:`climbing_config_dir`)."""
+    return [p for p in (missing_entry(body), climbing_config_dir(body)) if p is not None]
+
+
 def read_from_entry(configset: ConfigSet, layout: Layout, binary: Iterable[str]) -> tuple[list[Problem], set[str] | None]:
     """(:data:`NUL_REASON` for each binary key httpd reads as configuration, the names the entry reaches):
     the entry and what its Includes reach in any branch. None when no key is the entry: each is read
@@ -472,9 +490,7 @@ def analyze(
     if defaults is not None:
         layout = replace(layout, defaults=defaults)
     files, origin, problems, binary = extract_files(body)
-    entry = missing_entry(body)  # before the cache: an absent annotation reads as the one naming httpd.conf
-    if entry is not None:
-        problems.append(entry)
+    problems += layout_problems(body)  # before the cache: an absent entry annotation reads as one naming httpd.conf
     key = _cache_key(files, origin, binary, layout, migrate)
     cached = CACHE.get(key)
     if cached is not None and not problems:
