@@ -79,8 +79,9 @@ def _release(value: str) -> tuple[int, int, int]:
 
 
 def _settle(args: argparse.Namespace) -> None:
-    """Fill what the command line left open from the settings file (:mod:`.settings`), then the defaults.
-    Raises :class:`settings.SettingsError`."""
+    """Fill what the command line left open from the settings file (:mod:`.settings`), then the defaults;
+    but ``--defaults`` and ``--source-version``, which a ConfigMap's annotations may say for each source
+    (:func:`_judged_as`). Raises :class:`settings.SettingsError`."""
     path = None if args.isolated else args.config or settings.find(os.getcwd())
     found = settings.load(path) if path else settings.Settings()
     args.settings = found
@@ -89,12 +90,20 @@ def _settle(args: argparse.Namespace) -> None:
         args.ignore = args.ignore or ([found.ignore] if found.ignore else None)
     if hasattr(args, "fail_on"):
         args.fail_on = args.fail_on or found.fail_on or "error"
-    args.defaults = args.defaults or found.defaults
-    args.source_version = args.source_version or found.source_version or "auto"
     args.target_version = args.target_version or found.target_version
     args.server_root = args.server_root or found.server_root
     args.module = args.module or found.modules
     args.define = args.define or found.defines
+
+
+def _judged_as(args: argparse.Namespace, source: inputs.Source) -> tuple[str | None, str]:
+    """(defaults, source version) to judge ``source`` by: a flag given on the command line; else what a
+    ConfigMap's ``httpd24.io/defaults`` or ``httpd24.io/source-version`` annotation says, as the admission
+    webhook applies it (the ConfigMap says it of itself, the settings file of the whole repository); else
+    the settings file; else the defaults (each changed-default rule's own decision, ``auto``)."""
+    found = args.settings
+    defaults = args.defaults or source.defaults or found.defaults
+    return defaults, args.source_version or source.source_version or found.source_version or "auto"
 
 
 def _exclude(args: argparse.Namespace, source: inputs.Source):
@@ -140,8 +149,8 @@ def _sources(
             err.write(f"httpd24: {error}\n")
             failed = True
         for source in loaded:
-            if source.note:
-                err.write(f"httpd24: {source.label}: {source.note}\n")
+            for note in source.notes:
+                err.write(f"httpd24: {source.label}: {note}\n")
             for name, reason in sorted(getattr(source.configset, "skipped", {}).items()):
                 err.write(f"httpd24: {source.display(name)}: not read ({reason})\n")
         sources.extend(loaded)
@@ -251,14 +260,16 @@ def cmd_lint(args: argparse.Namespace, out, err) -> int:
     select, ignore = _split_codes(args.select), _split_codes(args.ignore)
     collected: list[tuple[str, Finding]] = []
     silenced: list[tuple[str, Finding]] = []
+    in_manifest: list[dict | None] = []  # --format json: where each finding of `collected` is in its manifest
     progress = Progress(len(sources), "lint")
     for source in sources:
         failed |= _report_parse_errors(source, source.configset.errors, err)
         quiet: list[Finding] = []
         judged: list[Source] = []
+        defaults, source_version = _judged_as(args, source)
         try:
-            findings = lint(source.configset, target=target, select=select, ignore=ignore, defaults=args.defaults,
-                            silenced=quiet, source_version=args.source_version, judged=judged,
+            findings = lint(source.configset, target=target, select=select, ignore=ignore, defaults=defaults,
+                            silenced=quiet, source_version=source_version, judged=judged,
                             exclude=_exclude(args, source))
         except ParseError as error:  # an Include cycle
             failed |= _report_parse_errors(source, [error], err)
@@ -267,10 +278,12 @@ def cmd_lint(args: argparse.Namespace, out, err) -> int:
         on_file = args.format in ("sarif", "github")
         collected.extend(_located(source, f, on_file) for f in findings)
         silenced.extend(_located(source, f, on_file) for f in quiet)
+        if args.format == "json":
+            in_manifest.extend(source.in_manifest(f.file, f.line, f.column) for f in findings)
         progress.step(source.label)
     progress.close()
     if args.format == "json":
-        out.write(report.as_json(collected) + "\n")
+        out.write(report.as_json(collected, in_manifest) + "\n")
     elif args.format == "sarif":
         out.write(report.as_sarif(collected, silenced) + "\n")
     elif args.format == "github":
@@ -332,16 +345,16 @@ def _configmap_yaml(source: inputs.Source, migration: Migration) -> str:
     objects = inputs.load_manifest_objects(source.manifest or source.label, source.manifest_data or b"")
     obj = dict(objects[source.manifest_index])
     # Each key back where it was: a binaryData key in data as well would be two values for one file.
-    binary = {name for name in migration.files if source.origin.get(name) == "binaryData"}
+    files = {source.key(name): data for name, data in migration.files.items()}
+    binary = {key for key in files if source.origin.get(key) == "binaryData"}
     obj["data"] = {
-        name: _Block(data.decode("utf-8", "surrogateescape"))
-        for name, data in sorted(migration.files.items()) if name not in binary
+        key: _Block(data.decode("utf-8", "surrogateescape")) for key, data in sorted(files.items()) if key not in binary
     }
     if binary or "binaryData" in obj:
         import base64
 
         kept = dict(obj.get("binaryData") or {})  # NUL-holding values (images) are not in migration.files
-        kept.update({name: base64.b64encode(migration.files[name]).decode("ascii") for name in sorted(binary)})
+        kept.update({key: base64.b64encode(files[key]).decode("ascii") for key in sorted(binary)})
         obj["binaryData"] = kept
     return yaml.dump(obj, Dumper=Dumper, sort_keys=False, allow_unicode=True)
 
@@ -368,23 +381,24 @@ def _write(source: inputs.Source, migration: Migration, err, wrote: dict[str, by
 
 
 def _write_configmap(source: inputs.Source, migration: Migration, err, wrote: dict[str, bytes]) -> set[str]:
-    """:func:`_write` for a ConfigMap: its changed values that can be edited in place are written."""
+    """:func:`_write` for a ConfigMap: its changed values that can be edited in place are written. The
+    manifest is edited by key; what is returned, as what :func:`_write` returns, by name in the set."""
     if not migration.changed or source.manifest is None:
         return set()
     from . import manifest_edit
 
-    refused: dict[str, str] = {}
-    for name in sorted(migration.changed):
-        if source.origin.get(name) == "binaryData":
+    changed = {source.key(name): name for name in sorted(migration.changed)}
+    refused: dict[str, str] = {}  # by key
+    for key in changed:
+        if source.origin.get(key) == "binaryData":
             # base64 is not edited in place: a person moves the value to data, or applies the printout
-            refused[name] = ("a binaryData value, which --write does not edit in place -> move it to data as "
-                             "text, or print the ConfigMap without --write and apply that")
+            refused[key] = ("a binaryData value, which --write does not edit in place -> move it to data as "
+                            "text, or print the ConfigMap without --write and apply that")
     expected = wrote.get(os.path.realpath(source.manifest), source.manifest_data)
     values: dict[str, str] = {}
-    if len(refused) < len(migration.changed):
+    if len(refused) < len(changed):
         try:
-            values = {name: migration.files[name].decode("utf-8") for name in sorted(migration.changed)
-                      if name not in refused}
+            values = {key: migration.files[name].decode("utf-8") for key, name in changed.items() if key not in refused}
             with open(source.manifest, "rb") as handle:
                 raw = handle.read()
             if expected is not None and raw != expected:
@@ -395,11 +409,11 @@ def _write_configmap(source: inputs.Source, migration: Migration, err, wrote: di
         except (OSError, UnicodeDecodeError, manifest_edit.ManifestEditError) as error:
             err.write(f"httpd24: {source.label}: not written: {error}\n")
             return set(migration.changed)
-    for name, why in sorted(refused.items()):
-        err.write(f"httpd24: {source.display(name)}: not written: {why}\n")
+    for key, why in sorted(refused.items()):
+        err.write(f"httpd24: {source.display(changed[key])}: not written: {why}\n")
     if values.keys() - refused.keys() and not _replace_file(source.manifest, new.encode("utf-8"), err, raw, wrote):
         return set(migration.changed)
-    return set(refused)
+    return {changed[key] for key in refused}
 
 
 def _changed_meanwhile(path: str, err) -> bool:
@@ -571,9 +585,10 @@ def cmd_migrate(args: argparse.Namespace, out, err) -> int:
             failed = True
             progress.step(source.label)
             continue
+        defaults, source_version = _judged_as(args, source)
         migration = migrate(
-            source.configset, target=target, select=select, ignore=ignore, defaults=args.defaults,
-            applicability=applicability, source_version=args.source_version, exclude=_exclude(args, source),
+            source.configset, target=target, select=select, ignore=ignore, defaults=defaults,
+            applicability=applicability, source_version=source_version, exclude=_exclude(args, source),
         )
         progress.step(source.label)
         _report_source(source, migration.source, err)
@@ -642,8 +657,9 @@ def cmd_modules(args: argparse.Namespace, out, err) -> int:
         configset = source.configset
         try:
             if not args.as_is:
-                configset = migrate(configset, target=target, defaults=args.defaults,
-                                    source_version=args.source_version).configset or configset
+                defaults, source_version = _judged_as(args, source)
+                configset = migrate(configset, target=target, defaults=defaults,
+                                    source_version=source_version).configset or configset
             requirements = required_modules(configset, target=target)
         except ParseError as error:  # an Include cycle
             failed |= _report_parse_errors(source, [error], err)
@@ -653,7 +669,7 @@ def cmd_modules(args: argparse.Namespace, out, err) -> int:
                 "source": source.label,
                 "modules": [
                     {"name": m.name, "file": m.file, "so": m.so, "when": m.when,
-                     "reasons": [r._asdict() for r in m.reasons]}
+                     "reasons": [{**r._asdict(), "file": source.key(r.file)} for r in m.reasons]}
                     for m in requirements.modules
                 ],
                 "unused": list(requirements.unused),

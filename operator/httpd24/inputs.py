@@ -7,8 +7,8 @@ A path is one of:
   ``apache2.conf`` when present (else every file is linted on its own);
 * a pipe or FIFO (bash's ``<(...)``, ``/dev/stdin``): read once, as standard input is;
 * a Kubernetes manifest (``.yaml``/``.yml``/``.json``) holding ConfigMaps: each
-  ConfigMap's keys are its files, the entry is ``httpd.conf`` unless the
-  ``httpd24.io/entry`` annotation names another.
+  ConfigMap is read as the admission webhook reads it (:func:`.k8s.review.read_keys`),
+  its annotations (entry, server-root, config-dir, defaults, source-version) included.
 
 Names in findings are shown as the user would open them: ``dir/conf.d/a.conf``,
 or ``manifest.yaml[namespace/name]:key`` for ConfigMaps.
@@ -21,12 +21,13 @@ import json
 import os
 import stat
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from .config import ConfigSet, configset as _configset, disk
 from .config.configset import not_configuration
 
-ENTRY_ANNOTATION = "httpd24.io/entry"
-SERVER_ROOT_ANNOTATION = "httpd24.io/server-root"
+if TYPE_CHECKING:
+    from .k8s.review import Layout
 
 
 NOT_CONFIGURATION = "not an httpd configuration; pass a configuration file, a directory or a manifest"
@@ -55,35 +56,60 @@ class Source:
     manifest_data: bytes | None = None
     #: For ConfigMaps: where each key is, "data" or "binaryData" (base64).
     origin: dict[str, str] = field(default_factory=dict)
-    #: Something the user should know about how the input was read (shown on stderr).
-    note: str = ""
+    #: What the user should know about how the input was read (shown on stderr, one line each).
+    notes: list[str] = field(default_factory=list)
     #: For ConfigMaps: the manifest as it was named (on disk, or standard input's --stdin-filename).
     manifest_name: str = ""
+    #: For ConfigMaps: ``namespace/name``.
+    configmap: str = ""
+    #: For ConfigMaps: where the keys lie for httpd; the set names each ``layout.name(key)``, as the webhook does.
+    layout: Layout | None = None
+    #: For ConfigMaps: what its ``defaults`` and ``source-version`` annotations say (None: nothing valid).
+    #: A command-line flag wins over them, and they over the settings file (see ``cli._judged_as``).
+    defaults: str | None = None
+    source_version: str | None = None
     _positions: dict[str, tuple[str, int, int, bool]] | None = field(default=None, repr=False)
+
+    def key(self, name: str) -> str:
+        """The ConfigMap key a file of the set is (the name itself for files and directories)."""
+        return self.layout.key(name) if self.layout is not None else name
 
     def display(self, name: str) -> str:
         if self.kind == "configmap":
-            return f"{self.prefix}:{name}"
+            return f"{self.prefix}:{self.key(name)}"
         return self.paths.get(name) or os.path.join(self.prefix, name)
 
     def on_file(self, name: str, line: int, column: int) -> tuple[str, int, int, str]:
         """(file, line, column) of a place in the file ``name`` of the set, as the repository holds it, and
         where in the ConfigMap value it is when the manifest's line cannot say it ("" when it can): code
         scanning and GitHub annotations show results on a file's lines, and ``m.yaml[ns/web]:httpd.conf``
-        is no file. A literal block value maps line for line; any other value (quoted, as every value of a
-        JSON manifest is; folded; base64) gives its first character. Text output keeps :meth:`display`,
-        which names the ConfigMap and key, as the admission webhook does."""
-        if self.kind != "configmap" or not self.manifest_name:
+        is no file. Text output keeps :meth:`display`, which names the ConfigMap and key, as the admission
+        webhook does."""
+        place = self.in_manifest(name, line, column)
+        if place is None:
             return self.display(name), line, column, ""
+        inside = "" if place["exact"] else f"{place['section']}.{place['key']}:{line}:{column}"
+        return place["file"], place["line"], place["column"], inside
+
+    def in_manifest(self, name: str, line: int, column: int) -> dict | None:
+        """Where a place in the file ``name`` of a ConfigMap is in its manifest (None for files): the manifest,
+        the ConfigMap, the key and its section (``data``, ``binaryData``), the manifest's line and column,
+        and whether they are the place's own (``exact``). A literal block value maps line for line; any
+        other value (quoted, as every value of a JSON manifest is; folded; base64) gives its first
+        character, and ``exact`` is false."""
+        if self.kind != "configmap" or not self.manifest_name:
+            return None
         if self._positions is None:
             from .manifest_edit import value_positions
 
             text = (self.manifest_data or b"").decode("utf-8", "replace")
             self._positions = value_positions(self.manifest_name, text, self.manifest_index)
-        origin, first, start, exact = self._positions.get(name, (self.origin.get(name, "data"), 1, 1, False))
+        key = self.key(name)
+        section, first, start, exact = self._positions.get(key, (self.origin.get(key, "data"), 1, 1, False))
         if exact:
-            return self.manifest_name, first + line - 1, start + column - 1, ""
-        return self.manifest_name, first, start, f"{origin}.{name}:{line}:{column}"
+            first, start = first + line - 1, start + column - 1
+        return {"file": self.manifest_name, "configmap": self.configmap, "key": key, "section": section,
+                "line": first, "column": start, "exact": exact}
 
 
 def _is_manifest(path: str) -> bool:
@@ -232,36 +258,50 @@ def _field(obj: dict, name: str, kind: type, where: str):
     return value
 
 
-def configmap_source(obj: dict, label: str, manifest: str | None = None, index: int = 0,
-                     manifest_data: bytes | None = None, manifest_name: str = "") -> Source:
-    """A ConfigMap object (as a dict) as a configuration set. Raises InputError on a field of the
-    wrong shape (``metadata: web``), naming ``label`` and the field. ``manifest``: the file to write
-    back (None for standard input); ``manifest_name``: the manifest as named, for reports on its lines."""
+def _annotation(annotations: dict, name: str, where: str) -> str:
+    """The annotation ``name`` ("" when absent), which must be a string: the apiserver keeps annotations as
+    strings and refuses the object otherwise (``source-version: 2.4`` unquoted is a number in YAML), so
+    CI must not pass it."""
+    value = annotations.get(name)
+    if value is None or isinstance(value, str):
+        return value or ""
+    quoted = f': {name}: "{value}"' if isinstance(value, (int, float)) and not isinstance(value, bool) else ""
+    raise InputError(f"{where}: annotation {name} must be a string, not {type(value).__name__}, or the apiserver "
+                     f"refuses the manifest; fix the manifest{quoted}")
+
+
+def configmap_source(obj: dict, path: str, manifest: str | None = None, index: int = 0,
+                     manifest_data: bytes | None = None) -> Source:
+    """A ConfigMap object (as a dict) of the manifest ``path`` as a configuration set, read as the admission
+    webhook reads it (:func:`.k8s.review.read_keys`): every annotation it reads places and judges the keys
+    here too, so that CI passes what admission admits. Raises InputError on a field of the wrong shape
+    (``metadata: web``), naming the ConfigMap and the field. ``manifest``: the file to write back (None
+    for standard input)."""
     from .config import ParseError
     from .k8s import review
 
-    meta = _field(obj, "metadata", dict, label)
+    meta = _field(obj, "metadata", dict, path)
+    configmap = f"{meta.get('namespace', 'default')}/{meta.get('name', '?')}"
+    label = f"{path}[{configmap}]"
     annotations = _field(meta, "annotations", dict, label)
     _field(obj, "data", dict, label)
     _field(obj, "binaryData", dict, label)
-    # As the admission webhook reads it, so that CI passes what admission admits: binaryData too, and
-    # a value that is not text (a list, null, a number) an error, not Python's repr of it linted.
+    for name in review.LAYOUT_ANNOTATIONS:
+        _annotation(annotations, name, label)
+    notes: list[str] = []  # values the webhook ignores, said as it says them
+    layout = review.layout_of(obj, notes)
+    # binaryData too, and a value that is not text (a list, null, a number) an error, not Python's repr of it.
     files, origin, problems, binary = review.extract_files(obj)
-    entry = _field(annotations, ENTRY_ANNOTATION, str, label) or "httpd.conf"
-    # Where the operator mounts the keys, as the webhook reads them (an absolute Include of a key names it).
-    server_root = _field(annotations, SERVER_ROOT_ANNOTATION, str, label) or review.DEFAULT_SERVER_ROOT
-    configset = ConfigSet.from_mapping(files, entry=entry, server_root=server_root)
-    layout = review.Layout(entry=entry, server_root=server_root)
-    configset.listing = review.listing(layout, [*files, *binary])
-    # What keeps httpd from reading it, worded as the webhook words it: the entry, NUL bytes it reads.
-    unread = review.read_from_entry(configset, layout, binary)[0]
-    missing = review.missing_entry(obj)
-    problems += unread + ([missing] if missing is not None else [])
-    configset.errors.extend(ParseError(p.key, p.line, p.column, p.reason) for p in problems)
-    for key in sorted(set(binary) - {p.key for p in unread}):
-        configset.skipped[key] = "binaryData with NUL bytes, not configuration"
+    keys = review.read_keys(files, problems + review.layout_problems(obj), binary, layout)
+    configset = keys.configset
+    configset.errors = [ParseError(layout.name(p.key), p.line, p.column, p.reason) for p in keys.problems]
+    configset.skipped = {layout.name(key): why for key, why in keys.skipped.items()}
+    # "auto" is also what an absent annotation reads as: only one that says it outranks the settings file.
+    said_version = annotations.get(review.ANN_SOURCE_VERSION) == layout.source_version
     return Source(label, configset, prefix=label, kind="configmap", manifest=manifest, manifest_index=index,
-                  manifest_data=manifest_data, origin=origin, manifest_name=manifest_name)
+                  manifest_data=manifest_data, origin=origin, notes=notes, manifest_name=path,
+                  configmap=configmap, layout=layout, defaults=layout.defaults,
+                  source_version=layout.source_version if said_version else None)
 
 
 def load(path: str, *, server_root: str | None = None, errors: list[InputError] | None = None,
@@ -341,12 +381,7 @@ def from_bytes(path: str, data: bytes, *, server_root: str | None = None, on_dis
         objects = load_manifest_objects(path, data, others)
         configmaps = [(i, o) for i, o in enumerate(objects) if o.get("kind") == "ConfigMap"]
         if configmaps:
-            sources = []
-            for index, obj in configmaps:
-                meta = _field(obj, "metadata", dict, path)
-                label = f"{path}[{meta.get('namespace', 'default')}/{meta.get('name', '?')}]"
-                sources.append(configmap_source(obj, label, path if on_disk else None, index, data, path))
-            return sources
+            return [configmap_source(obj, path, path if on_disk else None, index, data) for index, obj in configmaps]
         error = _no_configmap(path, objects, others)
         if error is not None:
             raise error
@@ -360,7 +395,8 @@ def from_bytes(path: str, data: bytes, *, server_root: str | None = None, on_dis
         raise InputError(f"{path}: cannot follow its Includes ({error}); pass --server-root")
     configset = found.configset
     shown = {name: _shown(where, path) for name, where in found.paths.items()}
-    return [Source(path, configset, prefix=os.path.dirname(path), kind="file", paths=shown, note=found.root_note)]
+    return [Source(path, configset, prefix=os.path.dirname(path), kind="file", paths=shown,
+                   notes=[found.root_note] if found.root_note else [])]
 
 
 def _shown(where: str, given: str) -> str:

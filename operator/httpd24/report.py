@@ -22,11 +22,17 @@ def text_line(finding: Finding, file: str) -> str:
     return line
 
 
-def as_json(findings: Iterable[tuple[str, Finding]]) -> str:
+def as_json(findings: Iterable[tuple[str, Finding]], in_manifest: Iterable[dict | None] = ()) -> str:
+    """One list, an object per finding: ``file``, ``line`` and ``column`` where the finding is (a ConfigMap's:
+    ``manifest.yaml[namespace/name]:key`` and the key's own line, as the admission webhook names it), and
+    ``manifest``, for each finding in turn: where that is in its Kubernetes manifest (see
+    :meth:`httpd24.inputs.Source.in_manifest`), for a CI tool to point at the manifest's line; null for a file."""
     out = []
+    places = iter(in_manifest)
     for file, finding in findings:
         record = finding.to_dict()
         record["file"] = file
+        record["manifest"] = next(places, None)
         out.append(record)
     return json.dumps(out, indent=2)
 

@@ -4,7 +4,9 @@ CI runs ``httpd24 lint conf/`` in many places (a pre-commit hook, a pipeline ste
 shell); the codes a team selects or ignores, how strict the exit is and which server the files are
 for belong in the repository, once, as ruff keeps them in ``ruff.toml``. The file is the first of
 those names found in the working directory or above it; ``--config FILE`` names one, ``--isolated``
-reads none, and an option given on the command line wins over the file::
+reads none, and an option given on the command line wins over the file (and for a ConfigMap, its own
+``httpd24.io/defaults`` and ``httpd24.io/source-version`` annotations win over ``defaults`` and
+``source-version`` here: see ``cli._judged_as``)::
 
     select = ["HT1", "HT2", "HT5"]
     ignore = ["HT302"]
