@@ -378,6 +378,25 @@ def test_a_config_dir_with_dot_dot_is_a_problem(config_dir):
                     mode=Mode.ENFORCE, stage="validate").allowed  # a name with dots is no `..`
 
 
+@pytest.mark.parametrize("server_root", ["srv/httpd", "./etc/httpd24", " "])
+def test_a_server_root_that_is_not_absolute_is_a_problem(server_root):
+    """httpd's ServerRoot is a directory from /, and an absolute Include of a key names it: a relative one
+    placed the keys nowhere httpd reads them (`Include /srv/httpd/gone.conf` passed)."""
+    if not server_root.strip():  # blank: the default, /etc/httpd24 (it was " ", and nothing matched under it)
+        body = configmap({"httpd.conf": "Include /etc/httpd24/gone.conf\n"}, annotations={r.ANN_SERVER_ROOT: server_root})
+        decision = r.review(body, mode=Mode.ENFORCE, stage="validate")
+        assert not decision.allowed and "httpd.conf:1: HT408" in decision.message
+        return
+    body = configmap({"httpd.conf": "Include /srv/httpd/gone.conf\n"}, annotations={r.ANN_SERVER_ROOT: server_root})
+    decision = r.review(body, mode=Mode.ENFORCE, stage="validate")
+    assert not decision.allowed
+    assert decision.message.splitlines()[1:] == [
+        f"{r.ANN_SERVER_ROOT}: {server_root!r} is not an absolute path; write the directory the keys' server root "
+        "is from / (the operator's is /etc/httpd24)"]
+    assert r.review(configmap({"httpd.conf": "ServerName x\n"}, annotations={r.ANN_SERVER_ROOT: "/srv/httpd"}),
+                    mode=Mode.ENFORCE, stage="validate").allowed
+
+
 @pytest.mark.parametrize(("mode", "stage"), [(Mode.ENFORCE, "validate"), (Mode.ENFORCE, "mutate"),
                                              (Mode.MIGRATE, "mutate"), (Mode.MIGRATE, "validate")])
 def test_an_entry_annotation_naming_no_key_is_denied_naming_the_keys(mode, stage):

@@ -197,7 +197,7 @@ def layout_of(body: Mapping[str, Any], notes: list[str] | None = None) -> Layout
         defaults = None
     return Layout(
         entry=_text(annotations.get(ANN_ENTRY)) or DEFAULT_ENTRY,
-        server_root=_text(annotations.get(ANN_SERVER_ROOT)) or DEFAULT_SERVER_ROOT,
+        server_root=_text(annotations.get(ANN_SERVER_ROOT)).strip() or DEFAULT_SERVER_ROOT,
         config_dir=_text(annotations.get(ANN_CONFIG_DIR), DEFAULT_CONFIG_DIR),
         defaults=defaults,
         source_version=_source_version(annotations, notes),
@@ -295,10 +295,22 @@ def climbing_config_dir(body: Mapping[str, Any]) -> Problem | None:
                                          "at without it, absolute or relative to the server root")
 
 
+def relative_server_root(body: Mapping[str, Any]) -> Problem | None:
+    """The problem of a ``httpd24.io/server-root`` that is not absolute: httpd's ServerRoot is a directory from
+    ``/``, and the keys' absolute names (what ``Include /etc/httpd24/x.conf`` matches) start with it."""
+    root = _text(_annotations(body).get(ANN_SERVER_ROOT)).strip()
+    if not root or root.startswith("/"):
+        return None
+    return Problem(ANN_SERVER_ROOT, 0, 0, f"{root!r} is not an absolute path; write the directory the keys' server "
+                                          f"root is from / (the operator's is {DEFAULT_SERVER_ROOT})")
+
+
 def layout_problems(body: Mapping[str, Any]) -> list[Problem]:
     """What keeps the annotations from placing the keys where httpd reads them: an entry that names no key
-    (:func:`missing_entry`), a config-dir that climbs with ``..`` (:func:`climbing_config_dir`)."""
-    return [p for p in (missing_entry(body), climbing_config_dir(body)) if p is not None]
+    (:func:`missing_entry`), a config-dir that climbs with ``..`` (:func:`climbing_config_dir`), a server root
+    that is not absolute (:func:`relative_server_root`)."""
+    found = (missing_entry(body), climbing_config_dir(body), relative_server_root(body))
+    return [p for p in found if p is not None]
 
 
 def read_from_entry(configset: ConfigSet, layout: Layout, binary: Iterable[str]) -> tuple[list[Problem], set[str] | None]:
