@@ -230,7 +230,7 @@ def _report_parse_errors(source: inputs.Source, errors: Iterable[ParseError], er
     reported = False
     for error in errors:
         where = f"{error.line}:{error.column}:" if error.line else ""  # a whole value (a ConfigMap key): no line
-        err.write(f"{source.display(error.file)}:{where} error: {error.reason}\n")
+        err.write(f"{source.display(error.file)}:{where} error: {error.shown(source.key)}\n")
         reported = True
     return reported
 

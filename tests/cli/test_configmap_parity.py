@@ -242,6 +242,19 @@ def test_every_place_that_names_a_key_names_it_without_the_config_dir(tmp_path):
     assert "conf/extra.conf" not in err, err
 
 
+@pytest.mark.parametrize("command", ["lint", "migrate", "modules"])
+def test_an_include_cycle_names_the_keys_as_the_webhook_does(tmp_path, command):
+    """The chain named conf/httpd.conf -> conf/extra.conf -> ..., names no key has."""
+    text = manifest({"httpd.conf": "ServerName x\nInclude conf/extra.conf\n", "extra.conf": "Include conf/httpd.conf\n"},
+                    {CONFIG_DIR: "conf"})
+    (tmp_path / "cm.yaml").write_text(text)
+    code, out, err = run(command, "--isolated", "cm.yaml", cwd=tmp_path)
+    cycle = "Include cycle: httpd.conf -> extra.conf -> httpd.conf; remove one of these Include lines"
+    assert code == 2 and f"cm.yaml[default/web]:extra.conf:1:1: error: {cycle}\n" in err, err
+    denial = review.review(yaml.safe_load(text), mode=review.Mode.ENFORCE, stage="validate").message
+    assert f"extra.conf:1:1: {cycle}" in denial.splitlines(), denial
+
+
 def test_a_key_nothing_includes_that_does_not_parse_is_left_alone_as_the_webhook_leaves_it(tmp_path):
     text = manifest({"httpd.conf": "ServerName x\n", "index.html": "<html>\n<body>hi</body>\n</html>\n"},
                     {CONFIG_DIR: "conf"})

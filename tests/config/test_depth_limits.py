@@ -136,3 +136,14 @@ def _compare_with_apache(tmp_path: Path, length: int) -> None:
     assert (apache.returncode == 0) == (engine_error is None), (apache.stderr[-300:], engine_error)
     if engine_error is not None:
         assert f"Syntax error on line {engine_error.line} of {tmp_path}/{engine_error.file}: Exceeded" in apache.stderr
+
+
+def test_a_section_name_with_braces_stays_as_written_in_the_too_deep_reason():
+    """The reason names the Include's file as a template (ParseError.shown); the section's own name is not one."""
+    from httpd24.config.nodes import Location
+    from httpd24.config.parser import too_deep
+
+    section = parse("<x{0}}>\n</x{0}}>\n", "inner.conf").children[0]
+    error = too_deep(section, Location("conf/httpd.conf", 7, 1, 7, 20))
+    assert error.reason.startswith("<x{0}}> is nested more than") and "the Include at conf/httpd.conf:7;" in error.reason
+    assert "the Include at httpd.conf:7;" in error.shown(lambda name: name.removeprefix("conf/"))

@@ -275,17 +275,21 @@ def test_unparseable_config_is_denied_with_its_location(mode):
 
 
 @pytest.mark.parametrize("mode", [Mode.ENFORCE, Mode.MIGRATE])
-def test_too_deeply_nested_config_is_denied_with_its_location(mode):
-    """Nesting past the engine's limit, through an Include between keys: a denial, not an exception."""
+@pytest.mark.parametrize("config_dir", [None, "conf"])
+def test_too_deeply_nested_config_is_denied_with_its_location(mode, config_dir):
+    """Nesting past the engine's limit, through an Include between keys: a denial, not an exception; the
+    Include is named by its key, not conf/httpd.conf."""
     from httpd24.config import MAX_SECTION_DEPTH
 
     depth = MAX_SECTION_DEPTH // 2 + 1
+    include = f"Include {config_dir}/inner.conf\n" if config_dir else "Include inner.conf\n"
     files = {
-        "httpd.conf": ("<IfVersion >= 2.4>\n" * depth + "Include inner.conf\n" + "</IfVersion>\n" * depth).encode(),
+        "httpd.conf": ("<IfVersion >= 2.4>\n" * depth + include + "</IfVersion>\n" * depth).encode(),
         "inner.conf": ("<IfVersion >= 2.4>\n" * depth + "Order allow,deny\n" + "</IfVersion>\n" * depth).encode(),
     }
     stage = "mutate" if mode is Mode.MIGRATE else "validate"
-    decision = r.review(configmap(files), mode=mode, stage=stage)
+    annotations = {r.ANN_CONFIG_DIR: config_dir} if config_dir else None
+    decision = r.review(configmap(files, annotations=annotations), mode=mode, stage=stage)
     assert not decision.allowed
     lines = decision.message.splitlines()
     assert lines[0] == f"1 problem in a config httpd cannot read (httpd24 mode: {mode}):"

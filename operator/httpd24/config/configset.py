@@ -505,8 +505,7 @@ class _Walker:
             append(Item(node, doc, live, args, context, key, len(items), via, unread))
             if isinstance(node, Section):
                 if len(context) == MAX_SECTION_DEPTH:  # only through Includes: the parser stops it in a file
-                    where = via[-1].location
-                    raise too_deep(node, f", counting the sections around the Include at {where.file}:{where.line}")
+                    raise too_deep(node, via[-1].location)
                 inner = live
                 if key == "ifmodule" and args:
                     inner = min(live, target.if_module(args[0], self.loaded, self.maybe_loaded))
@@ -559,7 +558,8 @@ class _Walker:
                 node.location.line,
                 node.location.column,
                 f"Exceeded maximum include depth of {MAX_INCLUDE_DEPTH}, as httpd says: this Include is "
-                f"{MAX_INCLUDE_DEPTH + 1} files deep ({stack[0]} -> ... -> {stack[-1]}); include the files from fewer levels",
+                f"{MAX_INCLUDE_DEPTH + 1} files deep ({{0}} -> ... -> {{1}}); include the files from fewer levels",
+                (stack[0], stack[-1]),
             )
         names, external = self.configset.resolve_include(pattern)
         if not names:
@@ -569,12 +569,14 @@ class _Walker:
             return
         for name in names:
             if name in stack:
-                chain = " -> ".join(stack + [name])
+                chain = (*stack, name)
                 raise ParseError(
                     doc.name,
                     node.location.line,
                     node.location.column,
-                    f"Include cycle: {chain}; remove one of these Include lines",
+                    "Include cycle: " + " -> ".join(f"{{{i}}}" for i in range(len(chain)))
+                    + "; remove one of these Include lines",
+                    chain,
                 )
             if name not in self.configset.documents:
                 continue

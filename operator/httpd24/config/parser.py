@@ -270,14 +270,21 @@ def _parse(data: bytes | str, name: str) -> Document:
     return doc
 
 
-def too_deep(section: Section, around: str = "") -> ParseError:
-    """The error for a section nested more than :data:`MAX_SECTION_DEPTH` deep (``around``: how, through Includes)."""
+def too_deep(section: Section, include: Location | None = None) -> ParseError:
+    """The error for a section nested more than :data:`MAX_SECTION_DEPTH` deep (``include``: the Include
+    through which the sections around it count)."""
+    name = section.name
+    around, names = "", ()
+    if include is not None:  # the reason is a template: braces of the section's name are doubled
+        name = name.replace("{", "{{").replace("}", "}}")
+        around, names = f", counting the sections around the Include at {{0}}:{include.line}", (include.file,)
     return ParseError(
         section.location.file,
         section.location.line,
         section.location.column,
-        f"<{section.name}> is nested more than {MAX_SECTION_DEPTH} deep{around}; httpd24 reads sections "
+        f"<{name}> is nested more than {MAX_SECTION_DEPTH} deep{around}; httpd24 reads sections "
         f"{MAX_SECTION_DEPTH} levels deep at most: flatten the nesting (merge the conditions)",
+        names,
     )
 
 

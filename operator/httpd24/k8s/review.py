@@ -487,7 +487,7 @@ def _renamed(finding: Finding, layout: Layout) -> Finding:
 
 
 def _problem(error: ParseError, layout: Layout) -> Problem:
-    return Problem(layout.key(error.file), error.line, error.column, error.reason)
+    return Problem(layout.key(error.file), error.line, error.column, error.shown(layout.key))
 
 
 def analyze(
