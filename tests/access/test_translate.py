@@ -371,3 +371,19 @@ def test_require_group_with_two_group_files_on_real_apache(httpd, tmp_path):
         # bob (DBM group only) was refused on 2.2 unless mod_authz_groupfile was not authoritative
         bob = Request(path="/p/index.html", client="127.0.0.1", user="bob", dbm_groups=frozenset({"admins"}))
         assert decide_22(m22, bob) == (200 if extra else 401)
+
+
+@pytest.mark.parametrize("keyword", ["Allow", "Deny"])
+def test_a_host_ending_in_a_backslash_is_translated_without_joining_lines(keyword):
+    # `Allow from all\ ` (a space after the backslash: not a continuation) names the host `all\`. Its
+    # `Require host all\` ended in a backslash and joined the closing tag: the fix was refused, HT501 stayed.
+    from httpd24 import api
+
+    order = "allow,deny" if keyword == "Allow" else "deny,allow"
+    text = f"<Directory /x>\n    Order {order}\n    {keyword} from all\\ \n</Directory>\n"
+    migration = api.migrate(api.load_mapping({"httpd.conf": text}))
+    assert migration.failures == []
+    assert "HT501" in {f.code for f in migration.applied}
+    again = api.load_mapping(migration.files)
+    assert again.errors == []
+    assert ["all\\"] in [n.args[-1:] for n in again.documents["httpd.conf"].directives() if n.key == "require"]

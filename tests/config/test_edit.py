@@ -176,3 +176,29 @@ def test_set_args_keeps_an_open_quote_only_at_the_end():
     edit.set_args(node, ["500", "per-server 404", "x"])
     assert doc.render_text() == 'ErrorDocument  500 "per-server 404" x\n'
     assert not node.unterminated_quote
+
+
+@pytest.mark.parametrize("value", ["all\\", "c:\\dir\\", "\\"])
+def test_a_value_ending_in_a_backslash_does_not_join_the_next_line(value):
+    # Written bare at the end of a line, `all\` is a continuation: httpd (and the parser) join the next
+    # line to it. The access fix wrote `Require host all\` for `Allow from all\ ` (a host name ending in a
+    # backslash, with a space after it) and the section's closing tag was swallowed.
+    doc = parse("<Directory /x>\n    A b\n</Directory>\n")
+    node = next(n for n in doc.directives() if n.key == "a")
+    edit.set_args(node, [value])
+    edit.insert_after(node, "B " + edit.quote(value))
+    again = parse(doc.render_text())
+    assert [(n.key, n.args) for n in again.directives()] == [("directory", ["/x"]), ("a", [value]), ("b", [value])]
+
+
+def test_a_kept_word_ending_in_a_backslash_that_becomes_last_is_quoted():
+    # Dropping the word after `x\` left `SSLProtocol x\` at the end of the line: a continuation.
+    doc = parse("SSLProtocol x\\ -SSLv2\nB 1\n")
+    edit.set_args(next(doc.directives()), ["x\\"])
+    assert [(n.key, n.args) for n in parse(doc.render_text()).directives()] == [("sslprotocol", ["x\\"]), ("b", ["1"])]
+
+
+def test_a_line_written_anew_does_not_end_in_a_bare_backslash():
+    doc = parse("A \\\n  x\\ y\nB 1\n")  # continued: set_args writes the line anew
+    edit.set_args(next(doc.directives()), ["x\\"])
+    assert [(n.key, n.args) for n in parse(doc.render_text()).directives()] == [("a", ["x\\"]), ("b", ["1"])]

@@ -22,12 +22,16 @@ _SPACE = re.compile("[" + re.escape(WHITESPACE) + "]")
 
 
 def quote(value: str) -> str:
-    """Write ``value`` so that httpd's tokenizer reads it back unchanged."""
+    """Write ``value`` so that httpd's tokenizer reads it back unchanged.
+
+    A value that ends in a backslash is quoted too: written bare as the last word of a line, its
+    backslash would join the next line to it (a continuation)."""
     if (
         value
         and _SPACE.search(value) is None
         and not value.startswith(_SPECIAL_START)
         and "\\\\" not in value
+        and not value.endswith("\\")
         and not (value.startswith("<") or value.endswith(">"))
     ):
         return value
@@ -95,6 +99,10 @@ def set_args(node: Directive, values: Sequence[str]) -> None:
                 placed.append((old, words[old]))
             else:
                 placed.append((old, _quoted_like(value, words[old])))
+    if placed and placed[-1][1].endswith("\\") and not placed[-1][1].startswith(_SPECIAL_START) \
+            and not tail.startswith((" ", "\t")):
+        # A bare word ending in a backslash, last on the line: it would join the next line to this one.
+        placed[-1] = (placed[-1][0], _quoted(values[-1], '"'))
     text = []
     for n, (old, word) in enumerate(placed):
         # The first word takes the spacing after the name; a word moved to the front gets one space.
@@ -137,6 +145,8 @@ def _write(node: Directive, values: list[str]) -> None:
         old_raws[i] if i < len(old_values) and old_values[i] == value and i < len(old_raws) else quote(value)
         for i, value in enumerate(values)
     ]
+    if words and words[-1].endswith("\\") and not words[-1].startswith(_SPECIAL_START):
+        words[-1] = _quoted(values[-1], '"')  # bare, last on the line, it would continue the line
     text = " ".join(words)
     if isinstance(node, Section):
         node.raw = f"{node.indent}<{node.name}{' ' + text if text else ''}>{node.eol}"
