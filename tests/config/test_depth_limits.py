@@ -1,4 +1,5 @@
-"""How deep sections and Includes may nest: httpd's own Include limit, and a clear error past ours.
+"""How deep sections and Includes may nest: httpd's own Include limit, and a clear error past ours;
+how far ``${VAR}`` may grow a configuration.
 
 httpd refuses an Include more than 128 levels deep (``AP_MAX_INCLUDE_DEPTH``, server/config.c);
 it has no limit on sections. A configuration nested deeper than anyone writes used to end the
@@ -16,8 +17,9 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from clirun import run
+from clirun import run, run_limited
 from httpd24.config import (
+    MAX_EXPANSION,
     MAX_INCLUDE_DEPTH,
     MAX_SECTION_DEPTH,
     ConfigSet,
@@ -147,3 +149,47 @@ def test_a_section_name_with_braces_stays_as_written_in_the_too_deep_reason():
     error = too_deep(section, Location("conf/httpd.conf", 7, 1, 7, 20))
     assert error.reason.startswith("<x{0}}> is nested more than") and "the Include at conf/httpd.conf:7;" in error.reason
     assert "the Include at httpd.conf:7;" in error.shown(lambda name: name.removeprefix("conf/"))
+
+
+def doubling(levels: int, use: str = "ServerAdmin ${A%d}\n") -> str:
+    """Each Define twice the one before (a "billion laughs"): the last value is 2 ** (levels + 1) characters."""
+    lines = ["Define A0 xx\n"] + [f"Define A{i} ${{A{i - 1}}}${{A{i - 1}}}\n" for i in range(1, levels + 1)]
+    return "".join(lines) + use.replace("%d", str(levels))
+
+
+def test_variables_may_grow_a_configuration_as_far_as_real_ones_do():
+    # a long value used on many lines, and a doubling short of the limit
+    files = {"httpd.conf": "Define ROOT /srv/" + "x" * 200 + "\n" + "<Directory ${ROOT}/d>\n" + ACCESS_22 * 2000
+             + "</Directory>\n" + "Alias /a ${ROOT}\n" * 5000 + doubling(10)}
+    lint(ConfigSet.from_mapping(files, entry="httpd.conf"))
+
+
+@pytest.mark.parametrize("levels", [60, 200])
+def test_a_define_that_doubles_itself_is_an_error_at_the_line_not_a_hang(levels):
+    # 40 lines whose last value is 2**61 characters: the walk built every value, taking memory without
+    # end (an admission review of a 2 KB ConfigMap ran the webhook out of memory)
+    text = doubling(levels)
+    with pytest.raises(ParseError) as info:
+        lint(ConfigSet.from_mapping({"httpd.conf": text}, entry="httpd.conf"))
+    error = info.value
+    assert error.file == "httpd.conf" and 2 <= error.line <= levels + 2
+    assert "${" in error.reason and f"{MAX_EXPANSION // (1 << 20)} MiB" in error.reason
+    migration = migrate(ConfigSet.from_mapping({"httpd.conf": text}, entry="httpd.conf"))
+    assert migration.cycle is not None and migration.files["httpd.conf"] == text.encode()
+
+
+def test_many_lines_each_using_a_large_variable_are_an_error_not_a_hang():
+    text = "Define BIG " + "x" * (1 << 20) + "\n" + "ServerAdmin ${BIG}\n" * 1000
+    with pytest.raises(ParseError) as info:
+        lint(ConfigSet.from_mapping({"httpd.conf": text}, entry="httpd.conf"))
+    assert info.value.line <= 1000
+
+
+def test_cli_reports_a_doubling_define_with_file_and_line(tmp_path):
+    path = tmp_path / "httpd.conf"
+    path.write_text(doubling(60))
+    for command in ("lint", "migrate", "modules"):
+        done = run_limited(command, str(path))
+        assert done.returncode == 2, (command, done.stderr[-2000:])
+        assert f"{path}:" in done.stderr and "${" in done.stderr
+        assert "internal error" not in done.stderr and "Traceback" not in done.stderr

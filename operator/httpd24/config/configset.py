@@ -33,6 +33,10 @@ _INCLUDES = frozenset({"include", "includeoptional"})
 _READ_KEYS = frozenset({"define", "undefine", "loadmodule"}) | _INCLUDES
 #: httpd's AP_MAX_INCLUDE_DEPTH (server/config.c): an Include in a file this many Includes deep is refused.
 MAX_INCLUDE_DEPTH = 128
+#: How many characters ``${VAR}`` substitutions may put into one reading of a configuration, as much as the
+#: largest file httpd24 reads. httpd has no limit; a Define that doubles the one before ("Define B ${A}${A}")
+#: makes a value of 2**40 characters in 40 lines, which no server can hold.
+MAX_EXPANSION = 16 * 1024 * 1024
 
 
 @dataclass(slots=True)
@@ -112,6 +116,8 @@ class View:
     loaded_modules: set[str] = field(default_factory=set)
     defines: dict[str, str] = field(default_factory=dict)
     _liveness: dict[int, Liveness] = field(default_factory=dict, repr=False)
+    #: Characters ``${VAR}`` substitutions put in so far (at most :data:`MAX_EXPANSION`).
+    _expanded: int = field(default=0, repr=False)
 
     def liveness(self, node: Node) -> Liveness:
         """DEAD for nodes httpd never reads on the target (or never reaches)."""
@@ -474,16 +480,28 @@ class _Walker:
     def _substitute(self, node: Directive) -> list[str]:
         if "${" not in node.raw:
             return node.args
-        defines = self.view.defines
+        view = self.view
+        defines = view.defines
         env = self.target.environment
 
         def value(match: re.Match[str]) -> str:
             name = match.group(1)
             if name in defines:
-                return defines[name]
-            if name in env:
-                return env[name]
-            return match.group(0)
+                found = defines[name]
+            elif name in env:
+                found = env[name]
+            else:
+                return match.group(0)
+            view._expanded += len(found)
+            if view._expanded > MAX_EXPANSION:
+                raise ParseError(
+                    node.document.name, node.location.line, node.location.column,
+                    f"${{{name}}} makes the ${{VAR}} substitutions of this configuration longer than "
+                    f"{MAX_EXPANSION // (1024 * 1024)} MiB ({name} is {len(found)} characters long here), more than "
+                    "httpd24 reads: a Define that repeats another (Define B ${A}${A}) doubles at every line; "
+                    "write the value itself",
+                )
+            return found
 
         return tokenize(_VARIABLE.sub(value, " ".join(node.raw_args)))[0]
 
