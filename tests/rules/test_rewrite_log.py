@@ -1,9 +1,9 @@
 import pytest
 from apache_fixture import httpd  # noqa: F401
-from ruletest import findings, fixed
+from ruletest import configset, findings, fixed
 
 from httpd24.apache import Instance, configtest, request
-from httpd24.engine import Applicability
+from httpd24.engine import Applicability, migrate
 
 
 @pytest.mark.parametrize(
@@ -190,3 +190,15 @@ def test_real_httpd_traces_where_2_2_did_and_nowhere_else(httpd):
     traced = [line for line in log.splitlines() if "rewrite:trace3" in line]
     assert any("/main" in line for line in traced), log
     assert not any("/vhost" in line for line in traced), log
+
+
+@pytest.mark.parametrize("code", ["HT113", "HT114"])
+def test_what_a_virtual_host_gets_is_in_the_fixed_finding(code):
+    # The fix wrote `LogLevel rewrite:warn` into a virtual host of another file, and nothing in the summary
+    # said so: the applied finding named httpd.conf and `LogLevel rewrite:trace3` only.
+    files = {"httpd.conf": "RewriteLog logs/rw\nRewriteLogLevel 3\nInclude sites/*.conf\n",
+             "sites/a.conf": "# a site\n<VirtualHost *:80>\n</VirtualHost>\n"}
+    migration = migrate(configset(files), select=[code])
+    assert migration.files["sites/a.conf"] == b"# a site\n<VirtualHost *:80>\n    LogLevel rewrite:warn\n</VirtualHost>\n"
+    [applied] = [f for f in migration.applied if f.code == code]
+    assert "LogLevel rewrite:warn in <VirtualHost *:80> at sites/a.conf:2" in applied.replacement

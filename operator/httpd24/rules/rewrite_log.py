@@ -127,6 +127,14 @@ def _conversion(rule, ctx, item):
     )
 
 
+def _with_vhost_note(replacement: str, levels) -> str:
+    """``replacement``, followed by what each virtual host gets in the same edit (which may be in another
+    file): the fixed finding is the only record of it in the summary."""
+    notes = [f"LogLevel {level} in <{vhost.name}{''.join(' ' + a for a in vhost.raw_args)}> at "
+             f"{vhost.location.file}:{vhost.location.line}" for vhost, level in levels]
+    return "; ".join(filter(None, [replacement, *notes]))
+
+
 def _with_vhost_levels(rule, item, fix, levels):
     """``fix``, also writing each virtual host's own ``LogLevel rewrite:...`` (in the same edit), inside the
     conditions the main server's ``item`` is in."""
@@ -210,25 +218,26 @@ class RewriteLogLevel(Rule):
             # The main server's level may still be the level of virtual hosts that inherit it with a
             # RewriteLog of their own: they get it as theirs in the same edit.
             fix = removal(self, item)
-            if server is None:
-                fix = _with_vhost_levels(self, item, fix, _vhost_levels(servers, with_log=True))
+            levels = _vhost_levels(servers, with_log=True) if server is None else []
+            fix = _with_vhost_levels(self, item, fix, levels)
             yield self.finding(
                 item,
                 f"RewriteLogLevel is not in 2.4 (start-up fails); without a RewriteLog 2.2 logged nothing at level "
                 f"{level} for this server (a virtual host has the main server's only under RewriteOptions Inherit): "
                 f"remove it (LogLevel rewrite:{_trace(level)} would start tracing to the error log)",
+                replacement=_with_vhost_note("", levels),
                 fix=fix,
             )
             return
         trace = _trace(level)
         text, fix = _conversion(self, ctx, item)
-        if server is None:
-            fix = _with_vhost_levels(self, item, fix, _vhost_levels(servers, with_log=False))
+        levels = _vhost_levels(servers, with_log=False) if server is None else []
+        fix = _with_vhost_levels(self, item, fix, levels)
         yield self.finding(
             item,
             f"RewriteLogLevel is not in 2.4 (start-up fails): level {level} is LogLevel rewrite:{trace}, "
             "written to the error log (2.4 has no separate rewrite log)",
-            replacement=text,
+            replacement=_with_vhost_note(text, levels),
             fix=fix,
         )
 
@@ -299,6 +308,7 @@ class RewriteLog(Rule):
                 item,
                 f"RewriteLog is not in 2.4 (start-up fails); with RewriteLogLevel 0 nothing was written to {target}: "
                 "remove it",
+                replacement=_with_vhost_note("", vhost_levels),
                 fix=_with_vhost_levels(self, item, removal(self, item), vhost_levels),
             )
             return
@@ -317,6 +327,6 @@ class RewriteLog(Rule):
             f"RewriteLog is not in 2.4 (start-up fails): 2.4 has no separate rewrite log, the trace "
             f"(LogLevel rewrite:{_trace(level)}) goes to the ErrorLog of this server and {target} is no longer "
             "written",
-            replacement=f"LogLevel rewrite:{_trace(level)}",
+            replacement=_with_vhost_note(f"LogLevel rewrite:{_trace(level)}", vhost_levels),
             fix=_with_vhost_levels(self, item, fix, vhost_levels),
         )
