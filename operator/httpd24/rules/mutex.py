@@ -98,9 +98,9 @@ class _AcceptJob:
     """
 
     def __init__(self, ctx):
-        self.accepts = [i for i in ctx.items("acceptmutex")
-                        if len(i.node.args) == 1 and i.node.args[0].lower() in ACCEPT_MECHANISMS]
-        self.locks = [i for i in ctx.items("lockfile") if len(i.node.args) == 1]
+        self.accepts = _last_readings([i for i in ctx.items("acceptmutex")
+                                       if len(i.node.args) == 1 and i.node.args[0].lower() in ACCEPT_MECHANISMS])
+        self.locks = _last_readings([i for i in ctx.items("lockfile") if len(i.node.args) == 1])
         self.directory = directory_of(self.locks[-1].node.args[0]) if self.locks else None
         self.edits: list[tuple[object, str]] = []
         self.inserts: list[tuple[object, str]] = []
@@ -192,6 +192,13 @@ class _AcceptJob:
 
         return rule.fix("convert AcceptMutex/LockFile to Mutex ... mpm-accept" + note, Applicability.SAFE, apply,
                         *(node for node, _ in edits), *comments)
+
+
+def _last_readings(items: list) -> list:
+    """``items`` with each line once, at the last place httpd reads it (a file included twice is read twice,
+    and its line is edited once)."""
+    last = {id(item.node): item for item in items}
+    return [item for item in items if last[id(item.node)] is item]
 
 
 def _mpm_section(item) -> str | None:

@@ -62,7 +62,8 @@ def _servers(ctx) -> dict:
         elif item.key == "rewriteoptions":
             server.options = [*(server.options or []), *(a.lower() for a in item.args)]
         elif item.key == "rewriteloglevel":
-            server.levels.append(item)
+            if all(other.node is not item.node for other in server.levels):  # a file read twice: one line
+                server.levels.append(item)
             level = _level(item)
             server.level = server.level if level is None else level
         else:
@@ -290,10 +291,10 @@ class RewriteLog(Rule):
             where for where, own in servers.items()
             if where is None or (_inherits(servers, where) and not own.log)
         ]
-        dependants = [
-            other for where in logging_here if _traced(servers, where)
+        dependants = list({
+            id(other.node): other for where in logging_here if _traced(servers, where)
             for other in servers[where].levels if (_level(other) or 0) > 0
-        ]
+        }.values())  # a line of a file read in several servers is converted once
         level = _traced(servers, server) or max((_level(other) for other in dependants), default=0)
         # What the servers' own LogLevel lines must say once this file is gone: the main server's trace
         # reaches every virtual host in 2.4; a virtual host's own level may have been the main server's,
