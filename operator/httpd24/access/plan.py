@@ -16,7 +16,7 @@ import bisect
 import itertools
 import posixpath
 from dataclasses import dataclass, field, replace
-from typing import Iterator
+from typing import Iterable, Iterator
 
 from ..config import Item, Section
 from ..config.gcpause import gc_paused
@@ -1223,8 +1223,12 @@ def _limit_naming(method: str, model: Model) -> str:
 # -- semantic comparison (used when renderings differ) ------------------------------------------
 
 
-def _sample(model: Model, methods: list[str]) -> list:
-    """Requests that tell apart every combination of the configuration's rules."""
+def _sample(exprs: Iterable[X.Expr | None], methods: list[str], dbm_groups: bool) -> list:
+    """Requests that tell apart every combination of the Require lines of ``exprs``: the forms compared.
+
+    Only their own addresses, names, variables and users: the sample is their product, and one built
+    from every line of the configuration grew with each Allow line elsewhere (seconds per section).
+    A value no compared line names answers as the sample's own "other" ones do."""
     import ipaddress
 
     from .model import KNOWN_METHODS, Request
@@ -1248,18 +1252,8 @@ def _sample(model: Model, methods: list[str]) -> list:
         hosts.add(name.lstrip("."))
         hosts.add("x." + name.lstrip("."))
 
-    for scope in model.scopes:
-        host = scope.own.host
-        for rule in (host.allows + host.denys) if host else ():
-            e = rule.entry
-            if e.kind == "ip":
-                network(e.family, e.network, e.mask)
-            elif e.kind == "host":
-                domain(e.name)
-            elif e.kind in ("env", "nenv"):
-                envs.add(e.name)
-        # Every Require line, 2.2's and 2.4's, inside <RequireAll>/<RequireAny>/<RequireNone> too.
-        for leaf in X.leaves(scope.own.authz):
+    for expr in exprs:
+        for leaf in X.leaves(expr):
             provider, args = leaf.provider, leaf.args
             if provider == "ip":
                 for word in args:
@@ -1291,7 +1285,7 @@ def _sample(model: Model, methods: list[str]) -> list:
     nobody: frozenset[str] = frozenset()
     who = [(None, True, nobody, None)] + [(u, True, nobody, None) for u in sorted(users)]
     who += [("zz-other", True, frozenset({g}), None) for g in sorted(groups)] + [("zz-other", False, nobody, None)]
-    if uses_dbm_groups(model):  # a member of only one of the two files tells `group` from `dbm-group`
+    if dbm_groups:  # a member of only one of the two files tells `group` from `dbm-group`
         who += [("zz-other", True, frozenset({g}), nobody) for g in sorted(groups)]
         who += [("zz-other", True, nobody, frozenset({g})) for g in sorted(groups)]
     out = []
@@ -1305,8 +1299,25 @@ def _sample(model: Model, methods: list[str]) -> list:
     return out
 
 
-def equivalent(a: X.Expr | None, b: X.Expr | None, authtype: str | None, requests: list) -> bool:
-    return all(X.decide24(a, authtype, r) == X.decide24(b, authtype, r) for r in requests)
+class _Answers:
+    """Each form's answers to the sample, computed once: a section compares a few candidate forms
+    with the form wanted in each of its contexts, and each pair recomputed both sides."""
+
+    def __init__(self, requests: list) -> None:
+        self.requests = requests
+        self._known: dict[tuple[int, str | None], tuple[int, ...]] = {}
+        self._kept: list[X.Expr | None] = []  # the forms keyed by id(), alive as long as their answers
+
+    def of(self, e: X.Expr | None, authtype: str | None) -> tuple[int, ...]:
+        key = (id(e), authtype)
+        found = self._known.get(key)
+        if found is None:
+            found = self._known[key] = tuple(X.decide24(e, authtype, r) for r in self.requests)
+            self._kept.append(e)
+        return found
+
+    def equivalent(self, a: X.Expr | None, b: X.Expr | None, authtype: str | None) -> bool:
+        return self.of(a, authtype) == self.of(b, authtype)
 
 
 def _resolve(d, model, mode, methods, possible, inherited_states, states, candidates):
@@ -1330,10 +1341,10 @@ def _resolve(d, model, mode, methods, possible, inherited_states, states, candid
         own_only = full_expr(merge(Effective(), d.own, mode), mode, methods, order)
     except Inexact:
         return None
-    requests = _sample(model, methods)
+    answers = _Answers(_sample([*candidates, *wanted, *previous, own_only], methods, uses_dbm_groups(model)))
     authtypes = [s.authtype for s in states]
     for e in candidates:
-        if all(equivalent(e, w, a, requests) for w, a in zip(wanted, authtypes)):
+        if all(answers.equivalent(e, w, a) for w, a in zip(wanted, authtypes)):
             return e, None
     if not merges_in_order(d, model) or any(_gets_require_all_granted(p) for chain in possible for p in chain):
         return None
@@ -1343,7 +1354,7 @@ def _resolve(d, model, mode, methods, possible, inherited_states, states, candid
         ok = True
         for prev, w, a in zip(previous, wanted, authtypes):
             got = own_only if prev is None else combine((prev, own_only))
-            if not equivalent(got, w, a, requests):
+            if not answers.equivalent(got, w, a):
                 ok = False
                 break
         if ok:
