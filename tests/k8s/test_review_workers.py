@@ -115,3 +115,29 @@ def test_the_reviewer_answers_a_request_whose_worker_died_itself():
         assert reviewer.in_flight == [0]
     finally:
         reviewer.stop()
+
+
+def test_a_worker_killed_before_its_first_call_is_started_again_and_answers():
+    """Killed before the event loop attached to its pipes (a worker the requests had not reached yet): its
+    death shows while the loop attaches. The call must not wait for an answer that never comes, and the loop
+    must not keep transports on the dead worker's descriptors, which the kernel gives to the next file
+    opened (in the webhook, a connection from the apiserver: requests were written into it as TLS records).
+    A free descriptor below the pipes' makes the restarted worker's pipes get other numbers."""
+    hole = os.open(os.devnull, os.O_RDONLY)
+    started = Worker(multiprocessing.get_context("forkserver"), r.review_portable, "test worker")
+    started.start()
+    os.close(hole)
+    try:
+        killed = started.process.pid
+        os.kill(killed, signal.SIGKILL)
+        started.process.join(5)
+
+        async def scenario():
+            with pytest.raises(WorkerDied):
+                await asyncio.wait_for(started.call(configmap(config(9)), WARN), 20)
+            assert started.process.pid != killed and started.process.is_alive()
+            return await asyncio.wait_for(started.call(configmap(config(10)), WARN), 20)
+
+        assert asyncio.run(scenario()).findings == here(configmap(config(10))).findings
+    finally:
+        started.stop()

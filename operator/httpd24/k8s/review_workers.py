@@ -87,6 +87,8 @@ class Worker:
         self.reader: asyncio.ReadTransport | None = None
         self.writer: asyncio.WriteTransport | None = None
         self.attaching: asyncio.Future | None = None
+        #: The answer pipe closed while :meth:`_attach` ran (:meth:`lost`).
+        self.died_attaching = False
         self.stopping = False
 
     def start(self) -> None:
@@ -99,6 +101,7 @@ class Worker:
         requests_out.close()  # the worker's ends: the answer pipe reads EOF once the worker is gone
         answers_in.close()
         self.reader = self.writer = self.attaching = None
+        self.died_attaching = False
 
     def call_blocking(self, *args: Any, timeout: float) -> Any:
         """A call before the event loop attaches to the pipes (the warm-up at start)."""
@@ -130,10 +133,14 @@ class Worker:
         reader, _ = await loop.connect_read_pipe(
             lambda: _Answers(self), os.fdopen(self.answers.fileno(), "rb", buffering=0, closefd=False)
         )
+        self.reader = reader
         writer, _ = await loop.connect_write_pipe(
             asyncio.Protocol, os.fdopen(self.requests.fileno(), "wb", buffering=0, closefd=False)
         )
-        self.reader, self.writer = reader, writer
+        self.writer = writer
+        if self.died_attaching:  # lost() waited for both transports: it takes them off now
+            self.died_attaching = False
+            self.lost()
 
     def answered(self, frame: bytearray) -> None:
         future = self.pending.popleft()
@@ -141,8 +148,17 @@ class Worker:
             future.set_result(pickle.loads(frame))
 
     def lost(self) -> None:
-        """The answer pipe closed: the process is gone. Fail what it held and start it anew."""
+        """The answer pipe closed: the process is gone. Fail what it held and start it anew.
+
+        A worker that died before the loop attached to its pipes shows it while :meth:`_attach` waits
+        for the write transport: its descriptors are closed only once that transport exists and can be
+        taken off them, else it would be made on a descriptor the kernel has given to something else
+        (a connection from the apiserver), and the call would wait on a worker that was started again.
+        """
         if self.stopping:
+            return
+        if self.writer is None:
+            self.died_attaching = True
             return
         pending, self.pending = self.pending, deque()
         self._detach()
