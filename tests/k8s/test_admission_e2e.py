@@ -582,3 +582,43 @@ def test_a_body_past_the_limit_gets_413_with_a_reason(webhook):
 
     status, answer = _post(webhook, "/validate-configmap", b" " * (MAX_REVIEW_BYTES + 1))
     assert status == 413 and "larger than" in answer["error"]
+
+
+def test_applying_the_same_original_again_leaves_the_migrated_object_as_stored(cluster, webhook):  # noqa: F811
+    """A GitOps sync or a CI job applies the same manifest again: the apiserver gets the original text again
+    (client-side and server-side apply alike), and the object must come out as stored, not with its codes
+    counted once more on every apply."""
+    ns = make_namespace(cluster, webhook, "migrate")
+    for name, argv in (("client-side", ["apply"]), ("server-side", ["apply", "--server-side"])):
+        text = manifest(name, {"httpd.conf": b"ServerName x\nKeepAlive 5\n"})
+        cluster.kubectl(*argv, "-n", ns, "-f", "-", input=text)
+        first = stored(cluster, ns, name)
+        assert first["metadata"]["annotations"]["httpd24.io/migrated"] == "HT120=1"
+        for _ in range(2):
+            cluster.kubectl(*argv, "-n", ns, "-f", "-", input=text)
+            assert stored(cluster, ns, name) == first, name
+
+
+def test_a_user_can_neither_forge_nor_remove_the_record(cluster, webhook):  # noqa: F811
+    """The recovery command prints what the user sent, and nothing a manifest or an annotate wrote there."""
+    ns = make_namespace(cluster, webhook, "migrate")
+    sent = b"ServerName x\nKeepAlive 5\n"
+    forged = review.encode_original({"httpd.conf": b"ServerName never-sent\n"})
+
+    def shown():
+        return subprocess.run(review.original_command("web", ns), shell=True, capture_output=True,
+                              env=cluster.env, check=True).stdout
+
+    cluster.kubectl("create", "-n", ns, "-f", "-", input=manifest(
+        "web", {"httpd.conf": sent}, annotations={"httpd24.io/original": forged, "httpd24.io/migrated": "HT999=1"}))
+    assert shown() == sent
+    assert stored(cluster, ns, "web")["metadata"]["annotations"]["httpd24.io/migrated"] == "HT120=1"
+    review_annotations = stored(cluster, ns, "web")["metadata"]["annotations"]
+    out = cluster.kubectl("annotate", "configmap", "web", "-n", ns, "--overwrite",
+                          f"httpd24.io/original={forged}", "httpd24.io/audit-findings=99", "httpd24.io/migrated-")
+    assert "the configuration is unchanged by this update" in out.stderr
+    assert stored(cluster, ns, "web")["metadata"]["annotations"] == review_annotations
+    assert shown() == sent
+    cluster.kubectl("annotate", "configmap", "web", "-n", ns, "httpd24.io/original-")
+    assert shown() == sent
+

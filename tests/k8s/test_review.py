@@ -219,7 +219,7 @@ def test_migrate_rewrites_data_and_keeps_the_original_byte_for_byte():
     after = r.review(patched, mode=Mode.MIGRATE, stage="validate")
     assert after.allowed
     # Reviewing the stored object again changes nothing (idempotent, original kept).
-    again = r.review(patched, mode=Mode.MIGRATE, stage="mutate")
+    again = r.review(patched, mode=Mode.MIGRATE, stage="mutate", record=r.record_of(patched))
     assert again.data == {}
     assert all(op["path"] != "/metadata/annotations/httpd24.io~1original" for op in again.json_patch(patched))
 

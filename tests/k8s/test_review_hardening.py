@@ -110,7 +110,7 @@ def migrated_once():
 def test_an_edit_of_the_migrated_text_keeps_the_first_original_and_adds_the_codes():
     edited = migrated_once()
     edited["data"]["httpd.conf"] += "MaxClients 10\n"
-    stored = applied(edited, r.review(edited, mode=Mode.MIGRATE, stage="mutate"))
+    stored = applied(edited, r.review(edited, mode=Mode.MIGRATE, stage="mutate", record=r.record_of(edited)))
     annotations = stored["metadata"]["annotations"]
     assert stored["data"]["httpd.conf"] == "ServerName x\nKeepAlive On\nMaxRequestWorkers 10\n"
     assert r.decode_original(annotations[r.ANN_ORIGINAL]) == {"httpd.conf": b"ServerName x\nKeepAlive 5\n"}
@@ -121,7 +121,7 @@ def test_a_new_key_gets_its_own_original_next_to_the_kept_ones():
     edited = migrated_once()
     edited["data"]["httpd.conf"] += "Include extra.conf\n"
     edited["data"]["extra.conf"] = "MaxClients 10\n"
-    stored = applied(edited, r.review(edited, mode=Mode.MIGRATE, stage="mutate"))
+    stored = applied(edited, r.review(edited, mode=Mode.MIGRATE, stage="mutate", record=r.record_of(edited)))
     assert r.decode_original(stored["metadata"]["annotations"][r.ANN_ORIGINAL]) == {
         "httpd.conf": b"ServerName x\nKeepAlive 5\n", "extra.conf": b"MaxClients 10\n"}
 
@@ -129,7 +129,7 @@ def test_a_new_key_gets_its_own_original_next_to_the_kept_ones():
 def test_originals_of_keys_no_longer_in_the_configmap_are_dropped():
     edited = migrated_once()
     edited["data"] = {"main.conf": "MaxClients 10\n"}
-    stored = applied(edited, r.review(edited, mode=Mode.MIGRATE, stage="mutate"))
+    stored = applied(edited, r.review(edited, mode=Mode.MIGRATE, stage="mutate", record=r.record_of(edited)))
     assert r.decode_original(stored["metadata"]["annotations"][r.ANN_ORIGINAL]) == {"main.conf": b"MaxClients 10\n"}
 
 
@@ -138,6 +138,87 @@ def test_a_kept_original_that_does_not_decode_is_replaced():
     decision = r.review(body, mode=Mode.MIGRATE, stage="mutate")
     assert decision.allowed
     assert r.decode_original(decision.annotations[r.ANN_ORIGINAL]) == {"httpd.conf": b"KeepAlive 5\n"}
+
+
+def test_the_same_original_sent_again_leaves_the_migrated_object_as_it_is():
+    """`kubectl apply` of the same manifest again (a GitOps sync, a CI job run twice) sends the original text
+    again: it is migrated afresh, so its codes are not counted twice and the object does not change (the
+    apiserver then writes nothing, and watchers see nothing)."""
+    stored = migrated_once()
+    again = json.loads(json.dumps(stored))
+    again["data"]["httpd.conf"] = "ServerName x\nKeepAlive 5\n"
+    assert applied(again, r.review(again, mode=Mode.MIGRATE, stage="mutate", record=r.record_of(stored))) == stored
+
+
+def test_the_original_sent_again_next_to_an_edited_key_counts_only_the_edit():
+    body = configmap({"httpd.conf": "ServerName x\nKeepAlive 5\nInclude extra.conf\n", "extra.conf": "MaxClients 10\n"})
+    stored = applied(body, r.review(body, mode=Mode.MIGRATE, stage="mutate"))
+    assert stored["metadata"]["annotations"][r.ANN_MIGRATED] == "HT101=1,HT120=1"
+    update = json.loads(json.dumps(stored))
+    update["data"]["httpd.conf"] = body["data"]["httpd.conf"]  # the original again
+    update["data"]["extra.conf"] += "MaxClients 20\n"  # an edit of the migrated text
+    after = applied(update, r.review(update, mode=Mode.MIGRATE, stage="mutate", record=r.record_of(stored)))
+    assert after["metadata"]["annotations"][r.ANN_MIGRATED] == "HT101=2,HT120=1"
+
+
+# -- 3b. the record is the webhook's: a request can neither forge nor remove it ------------------------------------------------
+FORGED = r.encode_original({"httpd.conf": b"ServerName never-sent\n"})
+
+
+def test_a_new_configmap_cannot_bring_its_own_original():
+    body = configmap({"httpd.conf": "ServerName x\nKeepAlive 5\n"},
+                     annotations={r.ANN_ORIGINAL: FORGED, r.ANN_MIGRATED: "HT999=7"})
+    stored = applied(body, r.review(body, mode=Mode.MIGRATE, stage="mutate"))
+    annotations = stored["metadata"]["annotations"]
+    assert r.decode_original(annotations[r.ANN_ORIGINAL]) == {"httpd.conf": b"ServerName x\nKeepAlive 5\n"}
+    assert annotations[r.ANN_MIGRATED] == "HT120=1"
+
+
+@pytest.mark.parametrize("mode", [Mode.AUDIT, Mode.WARN, Mode.ENFORCE, Mode.MIGRATE])
+def test_a_record_the_webhook_did_not_write_is_removed(mode):
+    """Nothing was migrated: a new object claiming an original and changes would mislead whoever reads it."""
+    body = configmap({"httpd.conf": "ServerName x\n"}, annotations={r.ANN_ORIGINAL: FORGED, r.ANN_MIGRATED: "HT120=1"})
+    stored = applied(body, r.review(body, mode=mode, stage="mutate"))
+    assert r.ANN_ORIGINAL not in stored["metadata"]["annotations"]
+    assert r.ANN_MIGRATED not in stored["metadata"]["annotations"]
+
+
+@pytest.mark.parametrize("change", ["forge", "remove"])
+def test_an_update_cannot_forge_or_remove_the_original(change):
+    stored = migrated_once()
+    update = json.loads(json.dumps(stored))
+    update["data"]["httpd.conf"] += "MaxClients 10\n"
+    if change == "forge":
+        update["metadata"]["annotations"].update({r.ANN_ORIGINAL: FORGED, r.ANN_MIGRATED: "HT999=1"})
+    else:
+        del update["metadata"]["annotations"][r.ANN_ORIGINAL], update["metadata"]["annotations"][r.ANN_MIGRATED]
+    after = applied(update, r.review(update, mode=Mode.MIGRATE, stage="mutate", record=r.record_of(stored)))
+    assert r.decode_original(after["metadata"]["annotations"][r.ANN_ORIGINAL]) == {
+        "httpd.conf": b"ServerName x\nKeepAlive 5\n"}
+    assert after["metadata"]["annotations"][r.ANN_MIGRATED] == "HT101=1,HT120=1"
+
+
+@pytest.mark.parametrize("mode", [Mode.AUDIT, Mode.ENFORCE])
+def test_an_update_that_leaves_the_configuration_puts_the_record_back(mode):
+    """`kubectl annotate httpd24.io/audit-findings=0` would hide the findings from the HttpdServer status,
+    `httpd24.io/original-` the original: the update goes through (the configuration is as stored), the
+    record as the webhook wrote it."""
+    stored = migrated_once()
+    update = json.loads(json.dumps(stored))
+    update["metadata"]["annotations"].update({r.ANN_FINDINGS: "0", r.ANN_ORIGINAL: FORGED})
+    del update["metadata"]["annotations"][r.ANN_MIGRATED]
+    assert r.unchanged_input(update, stored)
+    decision = r.unchanged(mode, "mutate", r.record_of(stored))
+    assert applied(update, decision) == stored
+    assert r.unchanged(mode, "validate", r.record_of(stored)).annotations == {}
+
+
+def test_only_a_configmap_under_review_has_a_record():
+    stored = migrated_once()
+    assert r.record_of(stored)[r.ANN_MIGRATED] == "HT120=1"
+    unlabelled = json.loads(json.dumps(stored))
+    unlabelled["metadata"]["labels"] = {}
+    assert r.record_of(unlabelled) == {} and r.record_of(None) == {}
 
 
 # -- 4. the cache knows data from binaryData ---------------------------------------------------------------------------------
@@ -172,7 +253,7 @@ def test_annotation_size_is_counted_in_bytes():
 
 # -- 7. every answer stays readable -----------------------------------------------------------------------------------------------
 def test_the_unchanged_warning_fits_the_promised_width():
-    assert all(len(w) <= r.WARNING_WIDTH for w in r.unchanged(Mode.ENFORCE, "validate").warnings)
+    assert all(len(w) <= r.WARNING_WIDTH for w in r.unchanged(Mode.ENFORCE, "validate", {}).warnings)
 
 
 def test_many_problems_in_warn_mode_say_how_many_were_left_out():

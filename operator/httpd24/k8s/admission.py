@@ -182,14 +182,16 @@ async def _decide(stage: review.Stage, body, old, namespace, name, operation, dr
     if ns.excluded:
         metrics.DECISIONS.labels(webhook, "excluded", "skipped", str(bool(dryrun)).lower()).inc()
         return None
+    record = review.record_of(old if operation == "UPDATE" else None)
     if operation == "UPDATE" and review.unchanged_input(body, old):
-        decision = review.unchanged(mode, stage)
+        decision = review.unchanged(mode, stage, record)
     else:
         size = sum(len(v) for v in (body.get("data") or {}).values() if isinstance(v, str))
         size += sum(len(v) for v in (body.get("binaryData") or {}).values() if isinstance(v, str))
         decision = await REVIEWER.review(
             f"{namespace}/{name}", body, size,
             mode=mode, stage=stage, notes=notes, defaults=defaults, ignored=ns.ignored, name=name, namespace=namespace,
+            record=record,
         )
     dry = str(bool(dryrun)).lower()
     metrics.DECISIONS.labels(webhook, str(mode), decision.result, dry).inc()

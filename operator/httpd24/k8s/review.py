@@ -33,7 +33,9 @@ Two stages, one per webhook:
   annotation (per key, the text before httpd24 first changed it: later updates
   keep it); denies what cannot be migrated safely, or would not fit the
   object's size limits. In every mode it records
-  the review (mode, finding counts) in annotations the operator reads.
+  the review (mode, finding counts) in annotations the operator reads. That
+  record is the webhook's (:func:`record_of`): it is kept from the stored
+  object, never taken from a request.
 * ``validate``: ``enforce`` (and ``migrate`` as a backstop) deny live errors;
   warnings go back as admission warnings; ``warn`` sends one warning per
   finding; ``audit`` is silent.
@@ -757,7 +759,30 @@ def _pointer(key: str) -> str:
     return key.replace("~", "~0").replace("/", "~1")
 
 
-def _record(decision: Decision, analysis_findings: list[Finding], problems: list[Problem], mode: Mode) -> None:
+def record_of(stored: Mapping[str, Any] | None) -> dict[str, str]:
+    """The webhook's record on a stored object (an UPDATE's ``oldObject``): its :data:`WRITTEN_ANNOTATIONS`.
+
+    The review keeps these, not what a request sends: otherwise a manifest, a ``kubectl annotate`` or a
+    server-side apply that drops them would forge or remove the original the README's command prints, the
+    codes migrated, or the finding counts the HttpdServer status shows. Empty for a create, and for an
+    object that was not under review (no label): what it holds was never the webhook's.
+    """
+    if not isinstance(stored, Mapping):
+        return {}
+    meta = stored.get("metadata")
+    labels = meta.get("labels") if isinstance(meta, Mapping) else None
+    if not isinstance(labels, Mapping) or labels.get(LABEL_CONFIG) != "true":
+        return {}
+    annotations = _annotations(stored)
+    return {key: annotations[key] for key in WRITTEN_ANNOTATIONS if isinstance(annotations.get(key), str)}
+
+
+def _record(decision: Decision, analysis_findings: list[Finding], problems: list[Problem], mode: Mode,
+            record: Mapping[str, str]) -> None:
+    """The review's annotations; the original and the codes migrated stay as the stored object has them
+    (:func:`record_of`; removed when it has none), unless this migration writes them anew."""
+    for key in (ANN_ORIGINAL, ANN_MIGRATED):
+        decision.annotations[key] = record.get(key)
     decision.annotations[ANN_REVIEWED_MODE] = str(mode)
     if problems:
         decision.annotations[ANN_FINDINGS] = "-1"
@@ -783,12 +808,13 @@ def review(
     ignored: Ignored = Ignored(),
     name: str | None = None,
     namespace: str | None = None,
+    record: Mapping[str, str] | None = None,
 ) -> Decision:
     """The decision for one admission request on a ConfigMap body.
 
     ``notes`` are warnings from resolving the mode (an annotation asking for a
     weaker mode, a bad label); they go back as admission warnings by the
-    validating stage.
+    validating stage. ``record``: :func:`record_of` the stored object (None for a create).
     """
     notes = list(notes)
     migrating = mode is Mode.MIGRATE and stage == "mutate"
@@ -796,7 +822,7 @@ def review(
     decision = Decision(allowed=True, mode=mode, stage=stage)
     decision.problems = list(analysis.problems)
     if stage == "mutate":
-        return _mutate(decision, analysis, mode, body, name, namespace)
+        return _mutate(decision, analysis, mode, body, record or {}, name, namespace)
     return _validate(decision, analysis, mode, notes)
 
 
@@ -827,24 +853,30 @@ def unchanged_input(new: Mapping[str, Any], old: Mapping[str, Any] | None) -> bo
     return all(annotations.get(key) == old_annotations.get(key) for key in INPUT_ANNOTATIONS)
 
 
-def unchanged(mode: Mode, stage: Stage) -> Decision:
-    """The decision for an update that leaves the configuration as it was (:func:`unchanged_input`)."""
-    return Decision(allowed=True, mode=mode, stage=stage, result="unchanged",
-                    warnings=[UNCHANGED_WARNING] if stage == "validate" else [])
+def unchanged(mode: Mode, stage: Stage, record: Mapping[str, str]) -> Decision:
+    """The decision for an update that leaves the configuration as it was (:func:`unchanged_input`): the
+    mutating stage puts the webhook's record back as stored (``record``, :func:`record_of`), whatever the
+    update did to those annotations."""
+    decision = Decision(allowed=True, mode=mode, stage=stage, result="unchanged",
+                        warnings=[UNCHANGED_WARNING] if stage == "validate" else [])
+    if stage == "mutate":
+        decision.annotations = {key: record.get(key) for key in WRITTEN_ANNOTATIONS}
+    return decision
 
 
-def _mutate(decision: Decision, analysis: Analysis, mode: Mode, body, name, namespace) -> Decision:
+def _mutate(decision: Decision, analysis: Analysis, mode: Mode, body, record: Mapping[str, str], name,
+            namespace) -> Decision:
     if analysis.problems:
         if mode >= Mode.MIGRATE:
             decision.allowed = False
             decision.result = "denied"
             decision.message = _problem_denial(mode, analysis.problems)
             return decision
-        _record(decision, [], analysis.problems, mode)
+        _record(decision, [], analysis.problems, mode, record)
         return decision
     if mode is not Mode.MIGRATE:
         decision.findings = analysis.findings
-        _record(decision, analysis.findings, [], mode)
+        _record(decision, analysis.findings, [], mode, record)
         return decision
     # migrate: deny what cannot be fixed safely, rewrite the rest.
     remaining_errors = [f for f in analysis.remaining if f.severity is Severity.ERROR]
@@ -864,24 +896,28 @@ def _mutate(decision: Decision, analysis: Analysis, mode: Mode, body, name, name
         return decision
     decision.findings = analysis.remaining
     decision.applied = analysis.applied
-    _record(decision, analysis.remaining, [], mode)
+    _record(decision, analysis.remaining, [], mode, record)
     if not analysis.migrated:
         return decision
     # The original of a key is the text before httpd24 first changed it, kept on later updates: an
     # edit of migrated text must not make that text the "original", and httpd24 cannot tell such an
     # edit from new text (the user's newest text is in their manifest; the first one only here).
     # Keys migrated for the first time are added; originals of keys that are gone are dropped.
-    kept = _kept_original(body)
+    kept = _kept_original(record)
     originals = {key: text for key, text in kept.items() if key in analysis.files}
     for key in analysis.migrated:
         originals.setdefault(key, analysis.files[key])
     original = encode_original(originals)
+    # A key sent again as its original (the same manifest applied again) is migrated afresh: its codes
+    # replace those of its first migration instead of adding to them, so the object comes out as stored.
+    afresh = {key for key in analysis.migrated if kept.get(key) == analysis.files[key]}
+    earlier = _parse_counts(record.get(ANN_MIGRATED)) if kept else Counter()
+    earlier -= Counter(f.code for f in analysis.applied if f.file in afresh)
     for key, data in analysis.migrated.items():
         if analysis.origin.get(key) == "binaryData":
             decision.binary_data[key] = base64.b64encode(data).decode("ascii")
         else:
             decision.data[key] = data.decode("utf-8", "surrogateescape")
-    earlier = _parse_counts(_annotations(body).get(ANN_MIGRATED)) if kept else Counter()
     decision.annotations[ANN_MIGRATED] = _format_counts(earlier + Counter(f.code for f in analysis.applied))
     decision.annotations[ANN_ORIGINAL] = original
     too_large = None
@@ -921,9 +957,9 @@ def original_command(name: str, namespace: str) -> str:
     )
 
 
-def _kept_original(body: Mapping[str, Any]) -> dict[str, bytes]:
+def _kept_original(record: Mapping[str, str]) -> dict[str, bytes]:
     """The originals an earlier migration kept in the object ({} when none, or when they do not decode)."""
-    text = _annotations(body).get(ANN_ORIGINAL)
+    text = record.get(ANN_ORIGINAL)
     if not isinstance(text, str):
         return {}
     try:
