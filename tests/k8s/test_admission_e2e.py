@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import signal
 import socket
 import subprocess
@@ -622,3 +623,31 @@ def test_a_user_can_neither_forge_nor_remove_the_record(cluster, webhook):  # no
     cluster.kubectl("annotate", "configmap", "web", "-n", ns, "httpd24.io/original-")
     assert shown() == sent
 
+
+def test_requests_after_review_workers_were_killed_are_answered(cluster, webhook):  # noqa: F811
+    """kill -9 of every review worker (the out-of-memory killer would pick them): the next requests, however
+    many at once, are answered (by workers started again, or in the webhook's process), none fails."""
+    ns = make_namespace(cluster, webhook, "enforce")
+
+    def workers():  # forked by the forkserver, a child of the webhook's process
+        children = Path(f"/proc/{webhook.proc.pid}/task/{webhook.proc.pid}/children").read_text().split()
+        return [int(pid) for parent in children
+                for pid in Path(f"/proc/{parent}/task/{parent}/children").read_text().split()]
+
+    assert len(workers()) >= 2, workers()
+    # Twice: a worker that had answered is started again at once, and killed again before any request.
+    for _ in range(2):
+        for pid in workers():
+            os.kill(pid, signal.SIGKILL)
+        time.sleep(1)
+    names = [f"web-{n}" for n in range(4)]
+    runs = [subprocess.Popen([str(cluster.bin_dir / "kubectl"), "apply", "-n", ns, "-f", "-"], env=cluster.env,
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            for _ in names]
+    for run, name in zip(runs, names):
+        run.stdin.write(manifest(name, {"httpd.conf": b"ServerName x\nKeepAlive 5\n"}))
+        run.stdin.close()
+    for run in runs:
+        run.wait(60)
+        stderr = run.stderr.read()
+        assert run.returncode == 1 and DENIED + "1 problem must be fixed" in stderr, stderr
