@@ -533,6 +533,31 @@ def test_malformed_reviews_have_a_reason(data, reason):
     assert reason in r.check_review(data)
 
 
+@pytest.mark.parametrize(("where", "value", "reason"), [
+    ("data", ["httpd.conf"], "request.object.data must be an object"),
+    ("binaryData", "aGk=", "request.object.binaryData must be an object"),
+    ("metadata", "web", "request.object.metadata must be an object"),
+    ("labels", ["httpd24.io/config"], "request.object.metadata.labels must be an object"),
+    ("annotations", [r.ANN_MODE], "request.object.metadata.annotations must be an object"),
+    ("old annotations", [r.ANN_ORIGINAL], "request.oldObject.metadata.annotations must be an object"),
+])
+def test_a_configmap_no_apiserver_sends_is_a_bad_request(where, value, reason):
+    """The apiserver sends only ConfigMaps its schema accepts; any other shape is a malformed request (a 400
+    with the reason), not a review that fails inside the webhook with a Python error as its message."""
+    obj = configmap({"httpd.conf": b"KeepAlive 5\n"})
+    data = review_request(obj)
+    if where == "old annotations":
+        data["request"]["oldObject"] = json.loads(json.dumps(obj))
+        data["request"]["oldObject"]["metadata"]["annotations"] = value
+    elif where in ("labels", "annotations"):
+        obj["metadata"][where] = value
+    else:
+        obj[where] = value
+    assert reason in r.check_review(data)
+    data["request"]["resource"] = {"group": "apps", "version": "v1", "resource": "deployments"}
+    assert r.check_review(data) is None  # another kind is not the webhook's to judge: allowed, with a warning
+
+
 def test_well_formed_review_and_other_kinds():
     data = review_request(configmap({"httpd.conf": b""}))
     assert r.check_review(data) is None and r.is_configmap_request(data)

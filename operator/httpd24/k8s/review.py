@@ -1101,6 +1101,26 @@ def check_review(data: object) -> str | None:
     for name, value in (("object", new), ("oldObject", old)):
         if value is not None and not isinstance(value, Mapping):
             return f"AdmissionReview.request.{name} must be an object"
+    if is_configmap_request(data):
+        for name, value in (("object", new), ("oldObject", old)):
+            reason = _configmap_shape(value)
+            if reason:
+                return f"AdmissionReview.request.{name}.{reason}"
+    return None
+
+
+def _configmap_shape(body: Mapping[str, Any] | None) -> str | None:
+    """Where a ConfigMap has a map (as the apiserver's schema says) that is something else: no apiserver
+    sends such a body, and the handlers read those maps before any review could report it."""
+    if body is None:
+        return None
+    meta = body.get("metadata")
+    parts = [("metadata", meta), ("data", body.get("data")), ("binaryData", body.get("binaryData"))]
+    if isinstance(meta, Mapping):
+        parts += [("metadata.labels", meta.get("labels")), ("metadata.annotations", meta.get("annotations"))]
+    for name, value in parts:
+        if value is not None and not isinstance(value, Mapping):
+            return f"{name} must be an object, got {type(value).__name__}"
     return None
 
 
