@@ -445,6 +445,24 @@ def test_unlabelled_configmaps_never_reach_the_webhook(cluster, webhook):  # noq
     assert webhook.requests_for(ns, "plain") == []
 
 
+def test_an_update_that_removes_the_label_is_reviewed_as_the_labelled_configmap_it_was(cluster, webhook):  # noqa: F811
+    """The apiserver sends an update whose old object matches the selector; the handlers ran only on the new
+    object's labels, so one `kubectl apply` could drop the label and store 2.2 text in an enforce namespace,
+    which an HttpdServer referencing the ConfigMap then serves. Dropping the label alone is let through, and
+    after that the ConfigMap is no longer the webhook's."""
+    ns = make_namespace(cluster, webhook, "enforce")
+    cluster.kubectl("apply", "-n", ns, "-f", "-", input=manifest("web", {"httpd.conf": b"KeepAlive On\n"}))
+    out = cluster.kubectl("apply", "-n", ns, "-f", "-", check=False,
+                          input=manifest("web", {"httpd.conf": b"KeepAlive On\nLockFile /var/lock/accept\n"}, labelled=False))
+    assert out.returncode != 0 and DENIED in out.stderr and "HT110" in out.stderr, out.stderr
+    assert stored(cluster, ns, "web")["data"]["httpd.conf"] == "KeepAlive On\n"
+    out = cluster.kubectl("label", "configmap", "web", "-n", ns, f"{review.LABEL_CONFIG}-", check=False)
+    assert out.returncode == 0, out.stderr
+    cluster.kubectl("apply", "-n", ns, "-f", "-",
+                    input=manifest("web", {"httpd.conf": b"KeepAlive On\nLockFile /var/lock/accept\n"}, labelled=False))
+    assert stored(cluster, ns, "web")["data"]["httpd.conf"] == "KeepAlive On\nLockFile /var/lock/accept\n"
+
+
 def test_excluded_namespace_never_reaches_the_webhook(cluster, webhook):  # noqa: F811
     cluster.kubectl("create", "namespace", "httpd24-system", check=False)
     cluster.kubectl("label", "namespace", "httpd24-system", "httpd24.io/mode=enforce", "--overwrite")

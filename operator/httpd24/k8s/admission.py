@@ -1,7 +1,8 @@
 """kopf glue for the admission webhooks: kwargs in, :mod:`httpd24.k8s.review` decision out.
 
-* ``@kopf.on.mutate`` / ``@kopf.on.validate`` on ConfigMaps labelled ``httpd24.io/config: "true"``
-  (handler ids are the URL paths, :data:`~httpd24.k8s.webhooks.MUTATE_ID` / ``VALIDATE_ID``);
+* ``@kopf.on.mutate`` / ``@kopf.on.validate`` on ConfigMaps labelled ``httpd24.io/config: "true"``,
+  or labelled before the update under review (:func:`labelled_now_or_before`; handler ids are the
+  URL paths, :data:`~httpd24.k8s.webhooks.MUTATE_ID` / ``VALIDATE_ID``);
   no side effects: dry-run requests get the same answer and nothing is written anywhere.
 * Namespace labels and HttpdPolicies come from two kopf indexes (:mod:`.indexes`), so a
   request costs no API call.
@@ -208,7 +209,23 @@ async def _decide(stage: review.Stage, body, old, namespace, name, operation, dr
     return decision
 
 
-@kopf.on.mutate("configmaps", id=MUTATE_ID, labels={LABEL_CONFIG: "true"}, side_effects=False)
+def _labelled(obj: Any) -> bool:
+    meta = obj.get("metadata") if isinstance(obj, Mapping) else None
+    labels = meta.get("labels") if isinstance(meta, Mapping) else None
+    return isinstance(labels, Mapping) and labels.get(LABEL_CONFIG) == "true"
+
+
+def labelled_now_or_before(body: Any, old: Any = None, **_: Any) -> bool:
+    """Whether a request is the webhooks': the ConfigMap has the label, or had it before this update.
+
+    The apiserver sends an update when either object matches the selector, and kopf's ``labels`` filter
+    reads only the new one: one ``kubectl apply`` could drop the label and store 2.2 text in an enforce
+    namespace, which an HttpdServer naming the ConfigMap then serves. Reviewed as the labelled ConfigMap
+    it was, an update that drops only the label passes as any unchanged configuration does."""
+    return _labelled(body) or _labelled(old)
+
+
+@kopf.on.mutate("configmaps", id=MUTATE_ID, when=labelled_now_or_before, side_effects=False)
 async def mutate_configmap(
     body, old, patch, warnings, dryrun, operation, namespace, name, httpd24_namespaces, httpd24_policies, **_
 ) -> None:
@@ -231,7 +248,7 @@ async def mutate_configmap(
         patch.setdefault("metadata", {}).setdefault("annotations", {}).update(changes)
 
 
-@kopf.on.validate("configmaps", id=VALIDATE_ID, labels={LABEL_CONFIG: "true"}, side_effects=False)
+@kopf.on.validate("configmaps", id=VALIDATE_ID, when=labelled_now_or_before, side_effects=False)
 async def validate_configmap(
     body, old, warnings, dryrun, operation, namespace, name, httpd24_namespaces, httpd24_policies, **_
 ) -> None:
