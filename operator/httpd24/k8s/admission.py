@@ -26,7 +26,7 @@ import kopf
 
 from . import metrics, review
 from .indexes import labels_of, policies_of  # importing it registers the indexes
-from .review import LABEL_CONFIG, Mode
+from .review import Mode
 from .review_policy import configmap_mode, namespace_mode
 from .review_workers import Worker, WorkerDied
 from .webhooks import MUTATE_ID, VALIDATE_ID
@@ -209,12 +209,6 @@ async def _decide(stage: review.Stage, body, old, namespace, name, operation, dr
     return decision
 
 
-def _labelled(obj: Any) -> bool:
-    meta = obj.get("metadata") if isinstance(obj, Mapping) else None
-    labels = meta.get("labels") if isinstance(meta, Mapping) else None
-    return isinstance(labels, Mapping) and labels.get(LABEL_CONFIG) == "true"
-
-
 def labelled_now_or_before(body: Any, old: Any = None, **_: Any) -> bool:
     """Whether a request is the webhooks': the ConfigMap has the label, or had it before this update.
 
@@ -222,7 +216,7 @@ def labelled_now_or_before(body: Any, old: Any = None, **_: Any) -> bool:
     reads only the new one: one ``kubectl apply`` could drop the label and store 2.2 text in an enforce
     namespace, which an HttpdServer naming the ConfigMap then serves. Reviewed as the labelled ConfigMap
     it was, an update that drops only the label passes as any unchanged configuration does."""
-    return _labelled(body) or _labelled(old)
+    return review.labelled(body) or review.labelled(old)
 
 
 @kopf.on.mutate("configmaps", id=MUTATE_ID, when=labelled_now_or_before, side_effects=False)

@@ -360,11 +360,16 @@ def read_keys(files: Mapping[str, bytes], problems: Iterable[Problem], binary: I
     entry_name = layout.name(layout.entry)
     binary_names = {layout.name(k) for k in binary}
     every_file = listing(layout, [*files, *binary])
-    configset = api.load_mapping(named, entry=entry_name if entry_name in named else None,
-                                 server_root=layout.server_root)
-    configset.listing = every_file
-    if trees is not None:
-        trees.append(configset)
+
+    def load(named: dict[str, bytes]) -> ConfigSet:
+        configset = api.load_mapping(named, entry=entry_name if entry_name in named else None,
+                                     server_root=layout.server_root)
+        configset.listing = every_file
+        if trees is not None:
+            trees.append(configset)
+        return configset
+
+    configset = load(named)
     problems = list(problems)
     skipped = dict.fromkeys(sorted(binary), BINARY_SKIPPED)  # without an entry no Include reaches them
     unread, reached = read_from_entry(configset, layout, binary)
@@ -376,12 +381,7 @@ def read_keys(files: Mapping[str, bytes], problems: Iterable[Problem], binary: I
                     for n, e in unreadable.items())
         skipped = {layout.key(n): left[n] for n in sorted(left)}
         if unreadable:
-            named = {n: v for n, v in named.items() if n not in unreadable}
-            configset = api.load_mapping(named, entry=entry_name if entry_name in named else None,
-                                         server_root=layout.server_root)
-            configset.listing = every_file
-            if trees is not None:
-                trees.append(configset)
+            configset = load({n: v for n, v in named.items() if n not in unreadable})
     problems += [_problem(e, layout) for e in configset.errors]
     return Keys(configset, problems, skipped)
 
@@ -759,6 +759,13 @@ def _pointer(key: str) -> str:
     return key.replace("~", "~0").replace("/", "~1")
 
 
+def labelled(obj: Any) -> bool:
+    """Whether an object (any shape) carries ``httpd24.io/config: "true"``: a ConfigMap under review."""
+    meta = obj.get("metadata") if isinstance(obj, Mapping) else None
+    labels = meta.get("labels") if isinstance(meta, Mapping) else None
+    return isinstance(labels, Mapping) and labels.get(LABEL_CONFIG) == "true"
+
+
 def record_of(stored: Mapping[str, Any] | None) -> dict[str, str]:
     """The webhook's record on a stored object (an UPDATE's ``oldObject``): its :data:`WRITTEN_ANNOTATIONS`.
 
@@ -767,11 +774,7 @@ def record_of(stored: Mapping[str, Any] | None) -> dict[str, str]:
     codes migrated, or the finding counts the HttpdServer status shows. Empty for a create, and for an
     object that was not under review (no label): what it holds was never the webhook's.
     """
-    if not isinstance(stored, Mapping):
-        return {}
-    meta = stored.get("metadata")
-    labels = meta.get("labels") if isinstance(meta, Mapping) else None
-    if not isinstance(labels, Mapping) or labels.get(LABEL_CONFIG) != "true":
+    if not labelled(stored):
         return {}
     annotations = _annotations(stored)
     return {key: annotations[key] for key in WRITTEN_ANNOTATIONS if isinstance(annotations.get(key), str)}
