@@ -29,6 +29,7 @@ from typing import Iterable, Literal, Sequence
 
 from ..config import ConfigSet, Item, Liveness, Section, Target, module_identifier
 from ..config.gcpause import gc_paused
+from ..config.placement import JUDGED as PLACED_KEYS, Refusal, is_htaccess, misplaced
 from ..engine.source import SourceVersion, judge
 from . import authz22, remap
 from . import expr as X
@@ -542,6 +543,9 @@ class Model:
     #: line's virtual host (None: server), the Alias prefix (None: DocumentRoot))].
     mapping_undecided: dict[tuple[str, str, bool], list[tuple[Section, Section | None, str | None]]] = field(
         default_factory=dict, repr=False, compare=False)
+    #: The first section httpd refuses where it stands (HT409), with why: the configuration never
+    #: started, so it has no answers of today for a translation to keep.
+    misplaced: tuple[Item, Refusal] | None = field(default=None, repr=False, compare=False)
 
     # -- mapping ---------------------------------------------------------------------------
     @property
@@ -752,6 +756,7 @@ class Builder:
         self.undecided: dict[tuple[str, str], Section] = {}
         self.unsettled: Item | None = None
         self.mapping_undecided: dict[tuple[str, str, bool], list[tuple[Section, Section | None, str | None]]] = {}
+        self.misplaced: tuple[Item, Refusal] | None = None
 
     def scope_for(self, section: Section | None, vhost: Section | None, item: Item) -> Scope:
         if section is None:
@@ -832,6 +837,10 @@ class Builder:
         wanted = _READ_KEYS
         for item in self.view.items:
             key = item.key
+            if (key in PLACED_KEYS and self.misplaced is None and item.live is not Liveness.DEAD
+                    and isinstance(item.node, Section)):
+                found = misplaced(item.node, item.context, is_htaccess(item.file, item.via))
+                self.misplaced = (item, found) if found is not None else None
             if (key not in wanted and not key.startswith("authldap")) or item.live is Liveness.DEAD:
                 continue
             section, vhost = _scope_section(item)
@@ -1049,6 +1058,7 @@ class Builder:
             undecided=self.undecided,
             unsettled=self.unsettled,
             mapping_undecided=self.mapping_undecided,
+            misplaced=self.misplaced,
         )
 
 

@@ -1101,7 +1101,13 @@ def check_places(plan: Plan) -> None:
     """Take each translation away that no edit can write as planned (a branch inside a <Limit>, a file other
     sections include), saying why. Again once the undecided branches are settled: the worlds' consensus
     gives a section a translation back, and may take one of the sections sharing a file away."""
+    misplaced = plan.model.misplaced
     for p in plan.scopes:
+        if p.text is not None and misplaced is not None:
+            item, refusal = misplaced
+            p.text, p.expr = None, None
+            p.reason = (f"{item.file}:{item.node.location.line}: {written(item)} stands where httpd refuses it "
+                        f"(\"{refusal.says}\", HT409), so there are no answers of today to keep: move it first")
         if p.text is not None and (limited := limited_branch(p.scope)) is not None:
             p.text, p.expr, p.reason = None, None, limited
     agree_on_shared(plan)
