@@ -362,7 +362,8 @@ def _configmap_yaml(source: inputs.Source, migration: Migration) -> str:
 def _write(source: inputs.Source, migration: Migration, err, wrote: dict[str, bytes]) -> set[str]:
     """Write the changed files (each atomically, keeping its permissions); the names of those that could
     not be, each said on ``err`` with why. As ruff writes every fix it can, one file (or ConfigMap value)
-    that cannot be written keeps no other from being written.
+    that cannot be written keeps no other from being written, but those that hold the other parts of
+    its fixes (:func:`_linked`): written without it, they would mean what neither text meant.
 
     A ConfigMap's manifest gets only its changed values replaced (:mod:`httpd24.manifest_edit`).
     ``wrote``: what this run has written so far, by real path: a manifest of several ConfigMaps is
@@ -371,13 +372,51 @@ def _write(source: inputs.Source, migration: Migration, err, wrote: dict[str, by
     if source.kind == "configmap":
         return _write_configmap(source, migration, err, wrote)
     unwritten = set()
-    for name in sorted(migration.changed):
-        path = source.paths.get(name)
-        if path is not None:
-            expected = wrote.get(os.path.realpath(path), migration.original.get(name))
-            if not _replace_file(path, migration.files[name], err, expected, wrote):
-                unwritten.add(name)
+    for group in _linked(migration):
+        members = []
+        for name in group:
+            path = source.paths.get(name)
+            if path is not None:
+                expected = wrote.get(os.path.realpath(path), migration.original.get(name))
+                members.append((path, migration.files[name], expected))
+        if len(members) == 1:
+            path, data, expected = members[0]
+            written = _replace_file(path, data, err, expected, wrote)
+        else:
+            written = _replace_files(members, err, wrote, _codes_linking(migration, group))
+        if not written:
+            unwritten.update(group)
     return unwritten
+
+
+def _linked(migration: Migration) -> list[list[str]]:
+    """The changed files, in groups to be written together or not at all: the files one fix edited (HT113
+    writes LogLevel into virtual hosts in other files), and so on through the fixes of those files.
+    Written apart, a failed write would leave the other half of an edit on disk, which is a meaning
+    neither the input nor the migration had. Files no fix links are each a group of their own."""
+    changed = sorted(migration.changed)
+    group = {name: name for name in changed}
+
+    def root(name: str) -> str:
+        while group[name] != name:
+            group[name] = group[group[name]]
+            name = group[name]
+        return name
+
+    for finding in migration.applied:
+        files = sorted(name for name in migration.files_of(finding) if name in group)
+        for other in files[1:]:
+            group[root(other)] = root(files[0])
+    groups: dict[str, list[str]] = {}
+    for name in changed:
+        groups.setdefault(root(name), []).append(name)
+    return list(groups.values())
+
+
+def _codes_linking(migration: Migration, group: list[str]) -> str:
+    """``HT113``: the codes whose fixes edited more than one of ``group``'s files."""
+    inside = set(group)
+    return ", ".join(sorted({f.code for f in migration.applied if len(migration.files_of(f) & inside) > 1}))
 
 
 def _write_configmap(source: inputs.Source, migration: Migration, err, wrote: dict[str, bytes]) -> set[str]:
@@ -394,18 +433,36 @@ def _write_configmap(source: inputs.Source, migration: Migration, err, wrote: di
             # base64 is not edited in place: a person moves the value to data, or applies the printout
             refused[key] = ("a binaryData value, which --write does not edit in place -> move it to data as "
                             "text, or print the ConfigMap without --write and apply that")
+    groups = [[source.key(name) for name in group] for group in _linked(migration) if len(group) > 1]
+
+    def refuse_linked() -> None:
+        """Half of a fix is not written either (see :func:`_linked`)."""
+        for keys in groups:
+            kept = next((key for key in keys if key in refused), None)
+            for key in keys:
+                if kept is not None and key not in refused:
+                    codes = _codes_linking(migration, [changed[k] for k in keys])
+                    refused[key] = (f"a fix in it ({codes}) also edits {kept}, which is not written either -> print "
+                                    "the ConfigMap without --write and apply that")
+
+    refuse_linked()
     expected = wrote.get(os.path.realpath(source.manifest), source.manifest_data)
     values: dict[str, str] = {}
     if len(refused) < len(changed):
         try:
-            values = {key: migration.files[name].decode("utf-8") for key, name in changed.items() if key not in refused}
             with open(source.manifest, "rb") as handle:
                 raw = handle.read()
             if expected is not None and raw != expected:
                 _changed_meanwhile(source.manifest, err)
                 return set(migration.changed)
             text = raw.decode("utf-8")  # bytes, not newline translation: CRLF stays CRLF
-            new = manifest_edit.rewrite(source.manifest, text, source.manifest_index, values, refused)
+            size = -1
+            while size != len(refused) < len(changed):  # a value refused in place refuses those it is linked to
+                size = len(refused)
+                values = {key: migration.files[name].decode("utf-8") for key, name in changed.items()
+                          if key not in refused}
+                new = manifest_edit.rewrite(source.manifest, text, source.manifest_index, values, refused)
+                refuse_linked()
         except (OSError, UnicodeDecodeError, manifest_edit.ManifestEditError) as error:
             err.write(f"httpd24: {source.label}: not written: {error}\n")
             return set(migration.changed)
@@ -439,16 +496,38 @@ def _replace_file(path: str, data: bytes, err, expected: bytes | None = None,
     Its owner and mode are set through the descriptor and it is synced before the rename.
     """
     path = os.path.realpath(path)  # through a link (Debian's mods-enabled/): the file, not the link, changes
-    directory, base = os.path.split(path)
     tmp = None
     try:
-        info = os.stat(path)
-        if info.st_nlink > 1:
+        tmp = _stage(path, data)
+        if tmp is None:
             # A new file renamed over this name would part it from its other hard links, which would keep
             # the old text: the one file they share is rewritten instead (not atomically).
             return _rewrite_in_place(path, data, err, expected, wrote)
-        # A dot name: no `Include conf.d/*.conf` reads it if the process is killed before the rename.
-        fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=".httpd24.tmp", dir=directory)
+        if expected is not None and _read(path) != expected:
+            return _changed_meanwhile(path, err)
+        os.replace(tmp, path)
+        tmp = None
+        if wrote is not None:
+            wrote[path] = data
+    except OSError as error:
+        err.write(f"httpd24: cannot write {path}: {error.strerror}; it is left as it was\n")
+        return False
+    finally:
+        _unlink(tmp)
+    return True
+
+
+def _stage(path: str, data: bytes) -> str | None:
+    """A new temporary file beside ``path`` (a real path) holding ``data``, with ``path``'s owner, group and
+    mode, synced: renamed over ``path`` it replaces it atomically (see :func:`_replace_file`). None for a
+    file with other hard links, which is rewritten in place instead."""
+    directory, base = os.path.split(path)
+    info = os.stat(path)
+    if info.st_nlink > 1:
+        return None
+    # A dot name: no `Include conf.d/*.conf` reads it if the process is killed before the rename.
+    fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=".httpd24.tmp", dir=directory)
+    try:
         with open(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
@@ -461,22 +540,79 @@ def _replace_file(path: str, data: bytes, err, expected: bytes | None = None,
                     pass
             os.fchmod(fd, info.st_mode & 0o7777)
             os.fsync(fd)
-        if expected is not None and _read(path) != expected:
-            return _changed_meanwhile(path, err)
-        os.replace(tmp, path)
-        tmp = None
-        if wrote is not None:
-            wrote[path] = data
-    except OSError as error:
-        err.write(f"httpd24: cannot write {path}: {error.strerror}; it is left as it was\n")
+    except BaseException:
+        _unlink(tmp)
+        raise
+    return tmp
+
+
+def _unlink(tmp: str | None) -> None:
+    """Remove our own temporary file, made by :func:`_stage` (nothing else has that name)."""
+    if tmp is not None:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+
+
+def _replace_files(members: list[tuple[str, bytes, bytes | None]], err, wrote: dict[str, bytes], codes: str) -> bool:
+    """Each of ``members`` (path, data, expected: see :func:`_replace_file`) holds its data now, or each is
+    as it was and False: they hold the halves of one fix (``codes``), which must not be on disk alone.
+
+    Every temporary file is made and every file checked before the first rename, so that what fails
+    for want of space, rights or a changed file fails with nothing renamed. A rename that fails after
+    others (an immutable file refuses it only then) puts those back, each atomically again.
+    """
+    members = [(os.path.realpath(path), data, expected) for path, data, expected in members]
+    staged: list[tuple[str, bytes, str | None]] = []  # path, data, temporary file (None: rewritten in place)
+    olds: dict[str, bytes] = {}
+
+    def give_up(failed: str, done=()) -> bool:
+        for path, _, _ in members:
+            if path != failed and path not in done:
+                err.write(f"httpd24: {path}: not written either: its fix ({codes}) also edits {failed}, which "
+                          "could not be written; it is left as it was\n")
         return False
-    finally:
-        if tmp is not None:  # our own temp file, made above: nothing else has that name
+
+    try:
+        for path, data, expected in members:
             try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-    return True
+                staged.append((path, data, _stage(path, data)))
+                olds[path] = _read(path)
+            except OSError as error:
+                err.write(f"httpd24: cannot write {path}: {error.strerror}; it is left as it was\n")
+                return give_up(path)
+            if expected is not None and olds[path] != expected:
+                _changed_meanwhile(path, err)
+                return give_up(path)
+        done: list[str] = []
+        for index, (path, data, tmp) in enumerate(staged):
+            if tmp is None:
+                ok = _rewrite_in_place(path, data, err, olds[path], wrote)
+            else:
+                try:
+                    os.replace(tmp, path)
+                    staged[index] = (path, data, None)
+                    wrote[path] = data
+                    ok = True
+                except OSError as error:
+                    err.write(f"httpd24: cannot write {path}: {error.strerror}; it is left as it was\n")
+                    ok = False
+            if not ok:
+                for back in done:
+                    if _replace_file(back, olds[back], err, wrote[back], wrote):
+                        err.write(f"httpd24: {back}: put back as it was: its fix ({codes}) also edits {path}, "
+                                  "which could not be written\n")
+                    else:
+                        err.write(f"httpd24: {back}: holds the migrated text, but {path}, which its fix ({codes}) "
+                                  f"also edits, does not: write {path} as `httpd24 migrate` prints it, or put "
+                                  f"{back} back from a copy\n")
+                return give_up(path, done)
+            done.append(path)
+        return True
+    finally:
+        for _, _, tmp in staged:
+            _unlink(tmp)
 
 
 def _need_a_person(migration: Migration) -> list[Finding]:
@@ -524,18 +660,19 @@ def _rewrite_in_place(path: str, data: bytes, err, expected: bytes | None = None
 
 def _summary(source: inputs.Source, migration: Migration, err, unwritten: Iterable[str] = ()) -> None:
     """What was fixed and what needs a person; ``unwritten``: the files ``--write`` could not write, whose
-    fixes are not said to be made."""
+    fixes are not said to be made: a fix is made once every file it edited is written, which may be
+    others than its finding's (:meth:`Migration.files_of`)."""
     if migration.applied:
         left = set(unwritten)
-        done = [f for f in migration.applied if f.file not in left]
-        undone = [f for f in migration.applied if f.file in left]
+        undone = [f for f in migration.applied if migration.files_of(f) & left]
+        done = [f for f in migration.applied if not migration.files_of(f) & left]
         if done:
             err.write(f"{source.label}: fixed {len(done)} finding(s) ({_counts(done)}) in {_files(source, done)}\n")
         if undone:
             err.write(f"{source.label}: {'not' if done else 'nothing'} written; {len(undone)} finding(s) would be "
                       f"fixed ({_counts(undone)}) in {_files(source, undone)}\n")
         for finding in migration.applied:
-            label = "would fix" if finding.file in left else "fixed  "
+            label = "would fix" if migration.files_of(finding) & left else "fixed  "
             err.write(f"  {label} {report.text_line(finding, source.display(finding.file))}\n")
     for failure in migration.failures:
         err.write(f"{source.label}: {failure}\n")

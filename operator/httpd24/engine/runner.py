@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from ..config import ConfigSet, DEFAULT_TARGET, ParseError, Target, parse
+from ..config import ConfigSet, DEFAULT_TARGET, Document, ParseError, Target, parse
 from ..config.gcpause import gc_paused
 from .context import Context, DefaultsPolicy
 from .finding import Applicability, Finding
@@ -140,10 +140,18 @@ class Migration:
     found: list[Finding] | None = None
     #: The input's findings that ``exclude`` left out (the first pass's; none of them was fixed).
     excluded: list[Finding] = field(default_factory=list)
+    #: The files each applied fix edited, by ``id`` of its finding in ``applied`` (:meth:`files_of`).
+    edited: dict[int, frozenset[str]] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def changed(self) -> set[str]:
         return {name for name, data in self.files.items() if data != self.original.get(name)}
+
+    def files_of(self, finding: Finding) -> frozenset[str]:
+        """The files the fix of ``finding`` (one of :attr:`applied`) edited, which may be others than its
+        own: HT113 writes LogLevel into virtual hosts wherever they are. Its fix is on disk only once
+        all of them are; a writer that wrote some of them only would leave half an edit."""
+        return self.edited.get(id(finding), frozenset((finding.file,)))
 
 
 def migrate(
@@ -179,6 +187,7 @@ def _migrate(configset, target, select, ignore, defaults, applicability, source_
     found: list[Finding] | None = None
     excluded: list[Finding] = []
     refused: set[tuple] = set()  # fixes that broke the text: never tried again
+    edited: dict[int, frozenset[str]] = {}  # Migration.edited
     careful = False  # after a broken pass, every fix is checked on its own
     memory: dict = {}  # Context.memory: what the rules learnt of the input
 
@@ -212,6 +221,7 @@ def _migrate(configset, target, select, ignore, defaults, applicability, source_
         touched: set[int] = set()
         applied_now: list[Finding] = []
         applied_fixes: set[int] = set()  # ids of the fixes applied in this pass (findings hold them)
+        named: dict[int, set[str]] = {}  # by id of a fix: the files of the nodes it names
         before: dict[str, bytes] | None = None
         broken: Finding | None = None
         for finding in findings:
@@ -228,6 +238,7 @@ def _migrate(configset, target, select, ignore, defaults, applicability, source_
                 before = current.render()  # to go back to if this pass breaks the text
             names = {node.document.name for node in fix.nodes if node.parent is not None} if careful else set()
             snapshot = {name: current.documents[name].render() for name in names if name in current.documents}
+            named[id(fix)] = {name for name in map(_file_of, fix.nodes) if name is not None}
             try:
                 fix.apply()
                 for name in snapshot:
@@ -259,7 +270,14 @@ def _migrate(configset, target, select, ignore, defaults, applicability, source_
             current = replace_current(reparse(before or {}))
             careful = True
             continue
-        applied.extend(finding.detached() for finding in applied_now)
+        # A file the pass changed that no applied fix names is put down to each of them: linking files
+        # that were not linked costs a write that could have been made alone, never half an edit.
+        changed = {name for name, data in rendered.items() if data != (before or {}).get(name)}
+        unnamed = changed.difference(*named.values())
+        for finding in applied_now:
+            done = finding.detached()
+            applied.append(done)
+            edited[id(done)] = frozenset((named.get(id(finding.fix), set()) | unnamed) & changed or {finding.file})
         applied_ids = {id(f) for f in applied_now}
         remaining = [f.detached() for f in findings if id(f) not in applied_ids]  # the next pass replaces these
         current = replace_current(candidate)
@@ -267,5 +285,12 @@ def _migrate(configset, target, select, ignore, defaults, applicability, source_
     for name, data in original.items():
         files.setdefault(name, data)  # files that did not parse are kept as they were
     return Migration(files, original, applied, remaining, failures, current, cycle,
-                     [f.detached() for f in silenced], memory.get("source"), found, excluded)
+                     [f.detached() for f in silenced], memory.get("source"), found, excluded, edited)
+
+
+def _file_of(node) -> str | None:
+    """The name of the file a node of the tree is in; None for a node no longer in one."""
+    while node is not None and not isinstance(node, Document):
+        node = node.parent
+    return None if node is None else node.name
 

@@ -1,0 +1,140 @@
+"""`migrate --write` of a fix that edits several files: all of them are written, or none.
+
+HT113 removes RewriteLog in one file and writes `LogLevel rewrite:warn` into a virtual host that may
+live in another: the main server's new `LogLevel rewrite:trace2` without the virtual host's line
+would start tracing that virtual host, which 2.2 never did.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+
+import pytest
+
+from clirun import run
+from httpd24.config import ConfigSet
+from httpd24.engine import migrate
+
+MAIN = "RewriteLog logs/rw.log\nRewriteLogLevel 2\nInclude vhost.conf\nMaxClients 5\n"
+VHOST = "<VirtualHost *:80>\n    ServerName a\n</VirtualHost>\n"
+
+
+@pytest.fixture
+def site(tmp_path):
+    (tmp_path / "main.conf").write_text(MAIN)
+    (tmp_path / "vhost.conf").write_text(VHOST)
+    (tmp_path / "alone.conf").write_text("MaxClients 7\n")
+    return tmp_path
+
+
+def _refuse(monkeypatch, victim):
+    """The rename onto ``victim`` fails, as onto an immutable file (EPERM, root too)."""
+    replace = os.replace
+
+    def refusing(src, dst, *args, **kwargs):
+        if os.path.realpath(dst) == os.path.realpath(victim):
+            raise OSError(errno.EPERM, os.strerror(errno.EPERM))
+        return replace(src, dst, *args, **kwargs)
+
+    monkeypatch.setattr(os, "replace", refusing)
+
+
+def test_the_migration_knows_every_file_a_fix_edited(site):
+    migration = migrate(ConfigSet.from_mapping({"main.conf": MAIN, "vhost.conf": VHOST}, entry="main.conf"),
+                        select=["HT113", "HT114"])
+    [fixed] = migration.applied
+    assert fixed.code == "HT113" and fixed.file == "main.conf"
+    assert migration.files_of(fixed) == {"main.conf", "vhost.conf"}
+
+
+def test_a_fix_whose_other_file_cannot_be_written_is_not_half_written(site, monkeypatch):
+    _refuse(monkeypatch, site / "vhost.conf")
+    code, _, err = run("migrate", "--write", "--select", "HT101,HT113,HT114", str(site / "main.conf"))
+    assert code == 2, err
+    assert f"cannot write {site}/vhost.conf: {os.strerror(errno.EPERM)}; it is left as it was" in err
+    # main.conf holds the other half of HT113's edit: renamed first, it is put back, and says why.
+    assert (site / "main.conf").read_text() == MAIN and (site / "vhost.conf").read_text() == VHOST
+    assert (f"{site}/main.conf: put back as it was: its fix (HT113) also edits {site}/vhost.conf, which could "
+            "not be written") in err
+    # The summary claims no fix that is not on disk.
+    assert "  fixed " not in err and ": fixed " not in err, err
+    assert "  would fix " in err and "HT113" in err
+    assert sorted(p.name for p in site.iterdir()) == ["alone.conf", "main.conf", "vhost.conf"]  # no temp file
+
+
+def test_files_no_fix_links_are_still_written_each_on_its_own(site, monkeypatch):
+    """ruff's way: one file that cannot be written keeps no other from being written."""
+    _refuse(monkeypatch, site / "vhost.conf")
+    code, _, err = run("migrate", "--write", "--select", "HT101,HT113,HT114", str(site / "main.conf"),
+                       str(site / "alone.conf"))
+    assert code == 2
+    assert (site / "alone.conf").read_text() == "MaxRequestWorkers 7\n"
+    assert f"fixed 1 finding(s) (HT101 x1) in {site}/alone.conf" in err
+
+
+def test_a_full_disk_while_the_temporary_files_are_made_renames_nothing(site, monkeypatch):
+    """The second temporary file cannot be synced (ENOSPC): no file was renamed yet, none is."""
+    fsync, calls, renames = os.fsync, [], []
+
+    def second_fails(fd):
+        calls.append(fd)
+        if len(calls) == 2:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", second_fails)
+    monkeypatch.setattr(os, "replace", lambda *args: renames.append(args))
+    code, _, err = run("migrate", "--write", "--select", "HT113,HT114", str(site / "main.conf"))
+    assert code == 2 and renames == []
+    assert f"cannot write {site}/vhost.conf: {os.strerror(errno.ENOSPC)}; it is left as it was" in err
+    assert (f"{site}/main.conf: not written either: its fix (HT113) also edits {site}/vhost.conf, which could not "
+            "be written; it is left as it was") in err
+    assert (site / "main.conf").read_text() == MAIN and (site / "vhost.conf").read_text() == VHOST
+    assert "  fixed " not in err and "  would fix " in err
+    assert sorted(p.name for p in site.iterdir()) == ["alone.conf", "main.conf", "vhost.conf"]
+
+
+def test_written_together_when_both_can_be(site):
+    code, _, err = run("migrate", "--write", "--select", "HT113,HT114", str(site / "main.conf"))
+    assert code == 0, err
+    assert (site / "main.conf").read_text() == "LogLevel rewrite:trace2\nInclude vhost.conf\nMaxClients 5\n"
+    assert "LogLevel rewrite:warn" in (site / "vhost.conf").read_text()
+    assert "  fixed   " in err
+
+
+def test_a_fix_that_edits_only_another_file_is_not_called_made_when_that_file_is_not_written(tmp_path, monkeypatch):
+    """HT404's finding is on the line that needs the module (site.conf); its fix adds the LoadModule line to
+    the file that loads the others (httpd.conf). The summary said "fixed" as long as site.conf was written."""
+    (tmp_path / "httpd.conf").write_text("LoadModule authz_host_module modules/mod_authz_host.so\nInclude site.conf\n")
+    (tmp_path / "site.conf").write_text("RewriteEngine On\nMaxClients 5\n")
+    _refuse(monkeypatch, tmp_path / "httpd.conf")
+    code, _, err = run("migrate", "--write", "--select", "HT101,HT404", str(tmp_path / "httpd.conf"))
+    assert code == 2 and f"cannot write {tmp_path}/httpd.conf" in err
+    assert (tmp_path / "site.conf").read_text() == "RewriteEngine On\nMaxRequestWorkers 5\n"  # HT101's, alone
+    assert f"fixed 1 finding(s) (HT101 x1) in {tmp_path}/site.conf" in err
+    [line] = [line for line in err.splitlines() if " HT404 RewriteEngine On " in line]
+    assert line.startswith(f"  would fix {tmp_path}/site.conf:1:1: HT404 "), err
+    assert all(line.startswith("  would fix ") for line in err.splitlines() if " HT404 " in line)
+
+
+@pytest.mark.parametrize("vhost, why", [
+    ("binaryData:\n  vhost.conf: " + __import__("base64").b64encode(VHOST.encode()).decode() + "\n",
+     "a binaryData value, which --write does not edit in place"),
+    ("  vhost.conf: >\n    <VirtualHost *:80>\n\n    ServerName a\n\n    </VirtualHost>\n",
+     "the value is not a literal block (key: |)"),
+])
+def test_a_configmap_value_that_cannot_be_edited_keeps_the_values_linked_to_it(tmp_path, vhost, why):
+    """A value --write refuses (before or while editing the manifest) takes the values its fixes share with
+    it along: the ConfigMap is left as it was, each value named with why."""
+    manifest = tmp_path / "cm.yaml"
+    text = ("kind: ConfigMap\nmetadata: {name: web}\ndata:\n  httpd.conf: |\n"
+            + "".join(f"    {line}\n" for line in MAIN.splitlines()) + vhost)
+    manifest.write_text(text)
+    code, _, err = run("migrate", "--write", "--select", "HT113,HT114", str(manifest))
+    assert code == 2, err
+    assert manifest.read_text() == text
+    assert f"{manifest}[default/web]:vhost.conf: not written: " in err and why in err, err
+    assert (f"{manifest}[default/web]:httpd.conf: not written: a fix in it (HT113) also edits vhost.conf, which is "
+            "not written either") in err, err
+    assert "  fixed " not in err and "  would fix " in err
