@@ -11,7 +11,6 @@ in order, as httpd does while reading.
 from __future__ import annotations
 
 import fnmatch
-import glob
 import os
 import posixpath
 import re
@@ -152,6 +151,8 @@ class ConfigSet:
         self.sources = sources or {}
         #: name -> canonical name, for files that are links to others (Debian's *-enabled/).
         self.aliases = aliases or {}
+        #: Directories of the set's names that are symbolic links on disk (:func:`linked_directories`).
+        self.linked: frozenset[str] = frozenset()
         #: name -> why a file of the directory was not read (binary, too large for a configuration).
         self.skipped: dict[str, str] = {}
         #: The directory whose every file is known (a ConfigMap's), where a missing Include is certain;
@@ -191,7 +192,8 @@ class ConfigSet:
         them: what a link inside the tree leads to is an alias of that file (one file, linted once); what
         a link leads to outside the tree is read under the link's name (``Include ext/*.conf`` finds it,
         and ``--write`` writes the file it leads to). A link to a directory above it (a loop) is not
-        followed, and named; so are links past :data:`MAX_LINKED_DIRECTORIES`."""
+        followed, and named; so are links past :data:`MAX_LINKED_DIRECTORIES`. What an Include reaches
+        through such a loop is the file the set holds (:meth:`_through_links`)."""
         root = os.path.abspath(path)
         real_root = os.path.realpath(root)
         files: dict[str, bytes] = {}
@@ -226,6 +228,8 @@ class ConfigSet:
         configset = cls.from_mapping(files, entry=entry, server_root=server_root or root)
         configset.listing = None  # a copy of a server's files may be partial (:meth:`_missing_includes` says so)
         configset.aliases = {k: v for k, v in aliases.items() if v in configset.documents}
+        configset._through_links(root, real_root)
+        configset.linked = linked_directories([*configset.documents, *configset.aliases], root)
         # Includes through links must resolve before deciding what no Include names.
         left_out = content_and_data(configset)
         for name, why in left_out.items():
@@ -237,6 +241,38 @@ class ConfigSet:
         skipped.update(configset._missing_includes())
         configset.skipped = skipped
         return configset
+
+    def _through_links(self, root: str, real_root: str) -> None:
+        """Read each Include on disk as httpd reads it: a file it reaches under a name the walk did not give
+        (through a loop, `conf.d/self/a.conf`) becomes an alias of the file the set holds, so that it
+        is not judged to match nothing (HT403); a directory it reads that holds a link back up is an
+        error at its line, as httpd fails on it (:func:`include_loop`)."""
+        for name, doc in list(self.documents.items()):
+            for node in doc.directives():
+                if node.key not in _INCLUDES or not node.args or "${" in node.args[0]:
+                    continue
+                where = self.located(node.args[0])
+                if where.startswith("/"):
+                    continue  # outside the directory given: not read (_missing_includes says so)
+                full = posixpath.normpath(os.path.join(root, where))
+                found = httpd_glob(full) if is_wildcard(where) else [full] if os.path.lexists(full) else []
+                for path in found[:MAX_LINKED_DIRECTORIES]:
+                    files = [path]
+                    if os.path.isdir(path):
+                        files = []
+                        for dirpath, filenames, refused in walk_following_links(path):
+                            if node.key == "include":  # IncludeOptional passes over what it cannot open
+                                self.errors.extend(include_loop(doc, node, inner) for inner, why in refused.items()
+                                                   if why == LOOP)
+                            files.extend(os.path.join(dirpath, filename) for filename in filenames)
+                    for file in files:
+                        alias = os.path.relpath(file, root).replace(os.sep, "/")
+                        real = os.path.realpath(file)
+                        if alias in self.documents or alias in self.aliases or alias.startswith("../"):
+                            continue
+                        canonical = os.path.relpath(real, real_root).replace(os.sep, "/")
+                        if canonical in self.documents:
+                            self.aliases[alias] = canonical
 
     def _missing_includes(self) -> dict[str, str]:
         """What an Include names that the set does not hold, with why it is not read, so that nothing is left
@@ -254,7 +290,7 @@ class ConfigSet:
                     continue
                 where = self.located(node.args[0])
                 full = where if outside else os.path.join(self.server_root, where)
-                found = glob.glob(full) if is_wildcard(where) else os.path.lexists(full)
+                found = httpd_glob(full) if is_wildcard(where) else os.path.lexists(full)
                 said = f"{name}:{node.location.line} includes it"
                 if outside and found:
                     entry = os.path.join(self.server_root, self.entry or name)
@@ -279,6 +315,7 @@ class ConfigSet:
         fresh = ConfigSet.from_mapping(self.render() if files is None else files, entry=self.entry,
                                        server_root=self.server_root)
         fresh.aliases = dict(self.aliases)
+        fresh.linked = self.linked
         fresh.listing = self.listing
         return fresh
 
@@ -324,7 +361,7 @@ class ConfigSet:
         absolute = where.startswith("/")
         names = [n for n in list(self.documents) + list(self.aliases) if n.startswith("/") == absolute]
         if is_wildcard(where):
-            matches = sorted(n for n in names if glob_match(where, n))
+            matches = sorted(n for n in names if glob_match(where, n) and not self._through_link(where, n))
         elif where in self.documents or where in self.aliases:
             matches = [where]
         else:
@@ -332,6 +369,15 @@ class ConfigSet:
             matches = sorted(n for n in names if n.startswith(prefix))
         # An absolute path (files named absolutely are read from disk) outside the server root.
         return [self.aliases.get(n, n) for n in matches], absolute and not matches
+
+    def _through_link(self, pattern: str, name: str) -> bool:
+        """Whether a wildcard of ``pattern`` before its last component matches a directory of ``name`` that
+        is a symbolic link, which httpd never matches there (:func:`httpd_glob`)."""
+        if not self.linked:
+            return False
+        parts, name_parts = pattern.split("/"), name.split("/")
+        return any(_GLOB_CHARS.search(part) and "/".join(name_parts[:index + 1]) in self.linked
+                   for index, part in enumerate(parts[:-1]))
 
     # -- the view ----------------------------------------------------------------------------
     def view(self, target: Target = DEFAULT_TARGET) -> View:
@@ -362,6 +408,72 @@ class ConfigSet:
 #: Links that lead to the same directories again and again (two in each of 20 levels) name a million
 #: directories without a loop; no server's tree reaches this many through links.
 MAX_LINKED_DIRECTORIES = 10_000
+#: Why :func:`walk_following_links` does not enter a link to a directory above it.
+LOOP = "a symbolic link loop: it leads to a directory above it; not followed"
+
+
+def include_loop(doc: Document, node: Directive, link: str) -> ParseError:
+    """The error of an Include that reads a directory holding ``link``, a link to a directory above it.
+
+    httpd reads what an Include reaches through every link: it reads that directory again through
+    the link, and again, until the path holds too many links and it refuses to start (IncludeOptional
+    passes over what it cannot open then, and starts). A loop no Include reaches (in the directory a
+    site serves) is no concern of the configuration's. The link is named where it is, not by the
+    path through it that reached it (`conf.d/*` matches `conf.d/self`, and finds `conf.d/self/self`)."""
+    link = os.path.join(os.path.realpath(os.path.dirname(link)), os.path.basename(link))
+    return ParseError(doc.name, node.location.line, node.location.column, (
+        f"{node.name} {' '.join(node.raw_args)}: {link} is a symbolic link to a directory above it (a loop): httpd "
+        "reads that directory through it again and again until \"Too many levels of symbolic links\", and refuses "
+        "to start; remove the link, or make the Include name the files to read (a wildcard such as *.conf does "
+        "not match the link)"))
+
+
+def httpd_glob(pattern: str) -> list[str]:
+    """The paths a wildcard Include of the absolute ``pattern`` reaches, as httpd's
+    process_resource_config_fnmatch finds them, in its order.
+
+    httpd walks the pattern one component at a time from the root. A component written out is joined
+    as it is (the system follows any link in it); a wildcard lists its directory, leaving out names
+    that start with a dot unless it does (APR_FNM_PERIOD), sorted. A wildcard that is not the last
+    component keeps only the entries whose type is a directory, which a symbolic link's type is not:
+    `conf.d/*/x.conf` never goes through `conf.d/self -> .`. Python's glob follows such links, which
+    matched files httpd does not ("No matches for the wildcard"), and walked every path two loop links
+    make (2**17 for 18 wildcards) before anything was read.
+    """
+    parts = [part for part in pattern.split("/") if part]
+    paths = ["/"]
+    for index, part in enumerate(parts):
+        if _GLOB_CHARS.search(part) is None:
+            paths = [os.path.join(path, part) for path in paths]
+            continue
+        last = index == len(parts) - 1
+        found: list[str] = []
+        for path in paths:
+            try:
+                with os.scandir(path) as entries:
+                    names = sorted(entry.name for entry in entries
+                                   if (part.startswith(".") or not entry.name.startswith("."))
+                                   and fnmatch.fnmatchcase(entry.name, part)
+                                   and (last or entry.is_dir(follow_symlinks=False)))
+            except OSError:
+                continue
+            found.extend(os.path.join(path, name) for name in names)
+        paths = found
+    return [path for path in paths if os.path.lexists(path)]
+
+
+def linked_directories(names, root: str) -> frozenset[str]:
+    """The directories among those holding ``names`` (relative to ``root``, or absolute) that are symbolic
+    links on disk: a wildcard before the last component of an Include never matches them (:func:`httpd_glob`)."""
+    seen: dict[str, bool] = {}
+    for name in names:
+        parts = name.split("/")[:-1]
+        for depth in range(1, len(parts) + 1):
+            directory = "/".join(parts[:depth])
+            if directory and directory not in seen:
+                seen[directory] = os.path.islink(directory if directory.startswith("/") else
+                                                 os.path.join(root, directory))
+    return frozenset(directory for directory, linked in seen.items() if linked)
 
 
 def walk_following_links(top: str, prune: Callable[[str], object] | None = None) -> Iterator[tuple[str, list[str], dict[str, str]]]:
@@ -383,7 +495,7 @@ def walk_following_links(top: str, prune: Callable[[str], object] | None = None)
             if prune is not None and prune(inner):
                 continue
             if real in ancestors:
-                refused[inner] = "a symbolic link loop: it leads to a directory above it; not followed"
+                refused[inner] = LOOP
                 continue
             if real != os.path.join(real_top, os.path.relpath(inner, top)):  # reached through a link
                 if linked >= MAX_LINKED_DIRECTORIES:

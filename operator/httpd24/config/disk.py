@@ -17,7 +17,8 @@ import posixpath
 from dataclasses import dataclass, field
 from typing import Iterator
 
-from .configset import ConfigSet, not_configuration, special_file, walk_following_links
+from .configset import (LOOP, ConfigSet, httpd_glob, include_loop, linked_directories, not_configuration,
+                        special_file, walk_following_links)
 from .errors import ParseError
 from .nodes import Directive, Document
 from .parser import parse
@@ -85,7 +86,10 @@ def read(path: str, data: bytes | None = None, *, server_root: str | None = None
             left_out: dict[str, str] = {}
             matches = list(_matches(pattern, root, left_out))
             for found, why in left_out.items():
-                skipped.setdefault(_name(found, root), why)
+                if why == LOOP and node.key == "include":  # in a directory it reads: httpd fails on it
+                    errors.append(include_loop(doc, node, found))
+                else:
+                    skipped.setdefault(_name(found, root), why)
             if not matches and not left_out and node.key == "include" and not glob.has_magic(pattern):
                 _missing(doc, node, pattern, root, known_root, errors, skipped)
             for found in matches:
@@ -112,6 +116,7 @@ def read(path: str, data: bytes | None = None, *, server_root: str | None = None
                     pending.append(included)
     configset = ConfigSet(documents, entry=entry, server_root=root, errors=errors, sources=sources)
     configset.skipped = skipped
+    configset.linked = linked_directories(documents, root)
     return DiskConfig(configset, paths, note)
 
 
@@ -194,11 +199,12 @@ def _missing(doc: Document, node: Directive, pattern: str, root: str, known_root
 
 
 def _matches(pattern: str, root: str, left_out: dict[str, str] | None = None) -> Iterator[str]:
-    """The files httpd reads for an Include pattern: wildcards per path component (no dot files),
-    alphabetically; a directory means every file below it. At most :data:`MAX_FILES` of them, so
-    that ``Include /`` ends. What exists but is never opened is put in ``left_out`` with why."""
+    """The files httpd reads for an Include pattern: wildcards per path component (no dot files, no link
+    before the last component: :func:`httpd_glob`), alphabetically; a directory means every file below
+    it. At most :data:`MAX_FILES` of them, so that ``Include /`` ends. What exists but is never opened
+    is put in ``left_out`` with why (:data:`LOOP` for a link back up in a directory it reads)."""
     full = posixpath.normpath(pattern if pattern.startswith("/") else os.path.join(root, pattern))
-    found = sorted(glob.glob(full)) if glob.has_magic(full) else [full]
+    found = httpd_glob(full) if glob.has_magic(full) else [full]
     return itertools.islice(_files(full, found, {} if left_out is None else left_out), MAX_FILES)
 
 
