@@ -7,9 +7,14 @@ took lint from 0.2 s to 10 s. Counted in evaluations, not seconds (machines here
 
 from __future__ import annotations
 
+import random
+from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from httpd24.access import expr
+from httpd24.access.model import Methods, Request
 from httpd24.config import ConfigSet
 from httpd24.engine import lint
 
@@ -54,3 +59,52 @@ def test_lines_in_other_virtual_hosts_do_not_grow_a_sections_check(monkeypatch):
     alone = _evaluations(text, monkeypatch)
     assert alone > 0, "the sections of that virtual host are checked on a sample"
     assert _evaluations(text + _unrelated_hosts(20), monkeypatch) == alone
+
+
+def _random_tree(rng: random.Random, depth: int = 0) -> expr.Expr:
+    """A tree of every kind of part whose answer depends on its context: negations, <Limit>, empty containers."""
+    if depth > 2 or rng.random() < 0.45:
+        return replace(rng.choice(_LEAVES), negate=rng.random() < 0.3)
+    if rng.random() < 0.15:
+        return expr.Limited(rng.choice(_LIMITS), _random_tree(rng, depth + 1))
+    items = tuple(_random_tree(rng, depth + 1) for _ in range(rng.choice((0, 1, 2, 2, 3, 3))))
+    return rng.choice((expr.All, expr.AnyOf))(items, negate=rng.random() < 0.2)
+
+
+_LEAVES = [
+    expr.Leaf("ip", ("10.0.0.0/8",)), expr.Leaf("ip", ("10.1.0.0/16", "192.168.1.1")), expr.Leaf("local"),
+    expr.Leaf("host", (".example.com",)), expr.Leaf("host", ("a.example.com",)),
+    expr.Leaf("env", ("A",)), expr.Leaf("env", ("B", "C")), expr.Leaf("method", ("POST",)),
+    expr.Leaf("valid-user"), expr.Leaf("user", ("alice",)), expr.Leaf("group", ("g",)), expr.Leaf("expr", ("x",)),
+    expr.TRUE, expr.FALSE, expr.NEUTRAL_LEAF,
+]
+_LIMITS = [Methods(frozenset({"GET"}), inverted=False), Methods(frozenset({"GET"}))]
+_STEPS = [(frozenset({"ip", "local", "all"}), "client",
+           ["10.0.0.1", "10.1.2.3", "192.168.1.1", "127.0.0.1", "8.8.8.8"]),
+          (frozenset({"host"}), "hostname", [None, "a.example.com", "b.example.com", "other.test"]),
+          (frozenset({"env"}), "env", [frozenset(), frozenset({"A"}), frozenset({"C"}), frozenset({"A", "B"})])]
+_REST = [dict(method=m, user=u, password_ok=ok, groups=frozenset(g)) for m in ("GET", "POST")
+         for u, ok, g in ((None, True, ()), ("alice", True, ()), ("bob", True, ("g",)), ("bob", False, ()))]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_restricted_tree_answers_as_the_tree_does(seed):
+    """Fixing the client, then the host name, then the variables leaves trees that answer every request
+    agreeing on them exactly as the whole tree: whoever asks, with any method, with or without AuthType."""
+    rng = random.Random(seed)
+    for _ in range(150):
+        tree = _random_tree(rng)
+
+        def check(e, step, fixed):
+            if step == len(_STEPS):
+                for rest in _REST:
+                    request = Request("/", **fixed, **rest)
+                    for authtype in (None, "Basic"):
+                        assert expr.decide24(e, authtype, request) == expr.decide24(tree, authtype, request), (
+                            tree, e, request, authtype)
+                return
+            providers, name, values = _STEPS[step]
+            for value in values:
+                check(expr.restrict(e, providers, Request("/", **{name: value})), step + 1, {**fixed, name: value})
+
+        check(tree, 0, {})

@@ -465,3 +465,61 @@ def decide24(tree: Expr | None, authtype: str | None, request: "Request") -> int
         return 401
     second = evaluate(tree, request, request.user)
     return 200 if second == GRANTED else 401
+
+
+# -- partial evaluation -----------------------------------------------------------------------
+
+#: A line that answers NEUTRAL for every request (``Require not all denied``).
+NEUTRAL_LEAF = Leaf("all", ("denied",), True)
+_CONSTANT = {GRANTED: TRUE, DENIED: FALSE, NEUTRAL: NEUTRAL_LEAF}
+_NEGATED = {GRANTED: DENIED, DENIED: NEUTRAL, NEUTRAL: NEUTRAL}
+
+
+def restrict(e: Expr | None, providers: frozenset[str], request: "Request") -> Expr | None:
+    """``e`` with its lines of ``providers`` answered for ``request``: the tree :func:`evaluate` answers
+    exactly as ``e`` for every request that agrees with ``request`` on what those lines read, whichever
+    user and whatever context. A plan checks forms on the product of every address, host name, variable
+    set, user and method they name; fixing one of these at a time, trees that become the same are
+    evaluated on the rest once, instead of once per value already fixed (:class:`.plan._Answers`).
+
+    ``providers`` read the request alone, never the user (``ip``, ``local``, ``all``, ``host``, ``env``).
+    Each such line becomes the constant line of its answer (a line still, so that :func:`reaches` is
+    unchanged), and a container whose answer those constants decide becomes one too."""
+    if e is None:
+        return None
+    if isinstance(e, Leaf):
+        return _CONSTANT[_leaf_result(e, request, None)] if e.provider in providers else e
+    if isinstance(e, Limited):
+        item = restrict(e.item, providers, request)
+        return e if item is e.item else Limited(e.methods, item, e.negate)
+    items = tuple(restrict(i, providers, request) for i in e.items)
+    return _fold(e, items)
+
+
+def _fold(e: All | AnyOf, items: tuple[Expr, ...]) -> Expr:
+    """``e`` with ``items``, or the constant line of its answer when its constant items decide it.
+
+    Both containers answer by a precedence that ignores order (AND: DENIED, DENIED_NO_USER, GRANTED,
+    NEUTRAL; OR: GRANTED, DENIED_NO_USER, DENIED, NEUTRAL), so one constant item of each answer stands
+    for all of them. A container with a line is always evaluated (:func:`reaches`), whatever the method."""
+    constants = [i for i in items if i == TRUE or i == FALSE or i == NEUTRAL_LEAF]
+    decided = None
+    if isinstance(e, All):
+        if FALSE in constants:
+            decided = DENIED
+        elif items and len(constants) == len(items):
+            decided = GRANTED if TRUE in constants else NEUTRAL
+    else:
+        if TRUE in constants:
+            decided = GRANTED
+        elif items and len(constants) == len(items):
+            decided = DENIED if FALSE in constants else NEUTRAL
+    if decided is not None:
+        return _CONSTANT[_NEGATED[decided] if e.negate else decided]
+    if not constants:
+        return e if all(a is b for a, b in zip(items, e.items)) else type(e)(items, e.negate)
+    kept = [i for i in items if not (i == TRUE or i == FALSE or i == NEUTRAL_LEAF)]
+    # A NEUTRAL item changes no answer; it stays only where no other constant keeps the container's line.
+    weak = TRUE if isinstance(e, All) else FALSE
+    kept += [c for c in (TRUE, FALSE, NEUTRAL_LEAF) if c in constants and (c != NEUTRAL_LEAF or weak not in constants)]
+    return type(e)(tuple(kept), e.negate)
