@@ -1229,15 +1229,39 @@ def _limit_naming(method: str, model: Model) -> str:
 # -- semantic comparison (used when renderings differ) ------------------------------------------
 
 
-def _sample(exprs: Iterable[X.Expr | None], methods: list[str], dbm_groups: bool) -> list:
-    """Requests that tell apart every combination of the Require lines of ``exprs``: the forms compared.
+@dataclass(frozen=True)
+class _Sample:
+    """Requests that tell apart every combination of the Require lines of the forms compared: every
+    client address, host name, variable set, user and method of :func:`_sample`, in every combination.
 
-    Only their own addresses, names, variables and users: the sample is their product, and one built
-    from every line of the configuration grew with each Allow line elsewhere (seconds per section).
-    A value no compared line names answers as the sample's own "other" ones do."""
+    The combinations are :meth:`requests`; :class:`_Answers` checks them one value at a time."""
+
+    clients: tuple[str, ...]
+    hostnames: tuple[str | None, ...]
+    envs: tuple[frozenset[str], ...]
+    #: (user, password ok, groups, DBM groups: None for the same as groups)
+    who: tuple[tuple[str | None, bool, frozenset[str], frozenset[str] | None], ...]
+    methods: tuple[str, ...]
+
+    def requests(self) -> list:
+        """Every combination, one request each: what :class:`_Answers` stands for, to check it by."""
+        from .model import Request
+
+        return [Request("/", method=method, client=client, hostname=hostname, env=env, user=user,
+                        password_ok=ok, groups=grp, dbm_groups=dbm)
+                for client in self.clients for hostname in self.hostnames for env in self.envs
+                for user, ok, grp, dbm in self.who for method in self.methods]
+
+
+def _sample(exprs: Iterable[X.Expr | None], methods: list[str], dbm_groups: bool) -> _Sample:
+    """The requests that tell apart every combination of the Require lines of ``exprs``: the forms compared.
+
+    Only their own addresses, names, variables and users: one built from every line of the configuration
+    grew with each Allow line elsewhere (seconds per section). A value no compared line names answers as
+    the sample's own "other" ones do."""
     import ipaddress
 
-    from .model import KNOWN_METHODS, Request
+    from .model import KNOWN_METHODS
 
     clients = {"127.0.0.1", "203.0.113.77", "2001:db8:ffff::9"}
     hosts: set[str | None] = {None, "unrelated.test"}
@@ -1294,32 +1318,69 @@ def _sample(exprs: Iterable[X.Expr | None], methods: list[str], dbm_groups: bool
     if dbm_groups:  # a member of only one of the two files tells `group` from `dbm-group`
         who += [("zz-other", True, frozenset({g}), nobody) for g in sorted(groups)]
         who += [("zz-other", True, nobody, frozenset({g})) for g in sorted(groups)]
-    out = []
-    for client in sorted(clients):
-        for hostname in hosts:
-            for env in env_sets:
-                for user, ok, grp, dbm in who:
-                    for method in method_names:
-                        out.append(Request("/", method=method, client=client, hostname=hostname, env=env,
-                                           user=user, password_ok=ok, groups=grp, dbm_groups=dbm))
-    return out
+    return _Sample(tuple(sorted(clients)), tuple(hosts), tuple(env_sets), tuple(who), tuple(method_names))
+
+
+#: The Require providers each step of :class:`_Answers` answers, with the request field they read.
+_STEPS = (
+    (frozenset({"ip", "local", "all"}), "client"),
+    (frozenset({"host"}), "hostname"),
+    (frozenset({"env"}), "env"),
+)
 
 
 class _Answers:
     """Each form's answers to the sample, computed once: a section compares a few candidate forms
-    with the form wanted in each of its contexts, and each pair recomputed both sides."""
+    with the form wanted in each of its contexts, and each pair recomputed both sides.
 
-    def __init__(self, requests: list) -> None:
-        self.requests = requests
-        self._known: dict[tuple[int, str | None], tuple[int, ...]] = {}
+    The sample is the product of the addresses, host names and variables the forms name (and their
+    users and methods): checked one request at a time, 16 Allow/Deny lines in a virtual host cost 16
+    times what 4 did (1.7 million evaluations, 3.5 s of lint). So the client address is fixed first,
+    each value turning the form into what is left of it (:func:`.expr.restrict`), then the host name,
+    then the variables; what is left is the same tree for most values, and each distinct tree is
+    answered on the rest of the sample once. Answers are numbered at each step (equal numbers: equal
+    answers to every request below), so two forms answer the whole sample alike exactly when their
+    numbers are equal."""
+
+    def __init__(self, sample: _Sample) -> None:
+        from .model import Request
+
+        self.sample = sample
+        self._known: dict[tuple[int, str | None], int] = {}
         self._kept: list[X.Expr | None] = []  # the forms keyed by id(), alive as long as their answers
+        self._steps = [(providers, [Request("/", **{name: value}) for value in getattr(sample, name + "s")])
+                       for providers, name in _STEPS]
+        self._last = [Request("/", method=method, user=user, password_ok=ok, groups=grp, dbm_groups=dbm)
+                      for user, ok, grp, dbm in sample.who for method in sample.methods]
+        self._left: list[dict[tuple, int]] = [{} for _ in range(len(_STEPS) + 1)]
+        self._numbers: list[dict[tuple, int]] = [{} for _ in range(len(_STEPS) + 1)]
 
-    def of(self, e: X.Expr | None, authtype: str | None) -> tuple[int, ...]:
+    def of(self, e: X.Expr | None, authtype: str | None) -> int:
         key = (id(e), authtype)
         found = self._known.get(key)
         if found is None:
-            found = self._known[key] = tuple(X.decide24(e, authtype, r) for r in self.requests)
+            found = self._known[key] = self._number(e, authtype, 0)
             self._kept.append(e)
+        return found
+
+    def _number(self, e: X.Expr | None, authtype: str | None, step: int) -> int:
+        """The number of the answers of ``e`` (what is left of a form once the steps before are fixed)."""
+        key = (e, authtype)
+        left = self._left[step]
+        try:
+            found = left.get(key)
+        except TypeError:  # a tree built with unhashable parts (as expr.simplify allows): not kept
+            left, found = {}, None
+        if found is None:
+            if step == len(self._steps):
+                answers = tuple(X.decide24(e, authtype, r) for r in self._last)
+            else:
+                providers, requests = self._steps[step]
+                answers = tuple(self._number(X.restrict(e, providers, r), authtype, step + 1) for r in requests)
+            numbers = self._numbers[step]
+            found = numbers.setdefault(answers, len(numbers))
+            if left is self._left[step]:
+                left[key] = found
         return found
 
     def equivalent(self, a: X.Expr | None, b: X.Expr | None, authtype: str | None) -> bool:
