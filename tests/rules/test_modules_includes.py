@@ -131,6 +131,23 @@ def test_include_external_says_so_without_claiming_failure():
 
 
 @pytest.mark.apache
+def test_include_a_directory_of_the_set_without_the_file_real_httpd(httpd):
+    """A set of named files is judged as those files on disk: conf.d/b, a directory `*` matches, has no
+    x.conf, and httpd refuses to start though conf.d/a has one. Nothing was said: the Include matched."""
+    files = {"i.conf": "Include conf.d/*/x.conf\nServerAdmin a@example.org\n", "conf.d/a/x.conf": "ServerName a\n",
+             "conf.d/b/y.conf": "ServerName b\n"}
+    before = configtest(files, "i.conf", ["mpm_event_module"], httpd=httpd)
+    assert not before.ok and "Could not open configuration file" in before.output, before.output
+    [finding] = lint(configset(files, "i.conf"), select=["HT403"])
+    assert finding.severity == Severity.ERROR and (finding.file, finding.line) == ("i.conf", 1)
+    assert finding.message.startswith("Include conf.d/*/x.conf: conf.d/b has no x.conf, and httpd refuses to start "
+                                      "(\"Could not open configuration file /usr/local/apache2/conf.d/b/x.conf\")")
+    files["i.conf"] = fixed(files["i.conf"], "HT403")
+    after = configtest(files, "i.conf", ["mpm_event_module"], httpd=httpd)
+    assert after.ok, after.output
+
+
+@pytest.mark.apache
 @pytest.mark.parametrize("include", ["Include", '"Include"', "Inc\\\nlude"], ids=["plain", "quoted", "split"])
 def test_include_no_match_real_httpd(httpd, include):
     """httpd reads a quoted name, or one split by a continuation, as the plain name: so must the fix."""

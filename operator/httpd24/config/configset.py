@@ -158,6 +158,10 @@ class ConfigSet:
         #: The directory whose every file is known (a ConfigMap's), where a missing Include is certain;
         #: None where the set may lack what the server has (files read from a disk).
         self.listing = listing
+        #: The directory on disk the set's relative names are in, when it was read from a disk: what an
+        #: Include's wildcard reaches there is what httpd finds (:meth:`include_gaps`), empty directories too.
+        self.disk_root: str | None = None
+        self._gaps: dict[str, list[IncludeGap]] = {}
 
     # -- building ---------------------------------------------------------------------------
     @classmethod
@@ -230,6 +234,7 @@ class ConfigSet:
         configset.aliases = {k: v for k, v in aliases.items() if v in configset.documents}
         configset._through_links(root, real_root)
         configset.linked = linked_directories([*configset.documents, *configset.aliases], root)
+        configset.disk_root = root
         # Includes through links must resolve before deciding what no Include names.
         left_out = content_and_data(configset)
         for name, why in left_out.items():
@@ -317,6 +322,7 @@ class ConfigSet:
         fresh.aliases = dict(self.aliases)
         fresh.linked = self.linked
         fresh.listing = self.listing
+        fresh.disk_root = self.disk_root
         return fresh
 
     def changed(self) -> dict[str, bytes]:
@@ -370,6 +376,33 @@ class ConfigSet:
         # An absolute path (files named absolutely are read from disk) outside the server root.
         return [self.aliases.get(n, n) for n in matches], absolute and not matches
 
+    def include_gaps(self, pattern: str) -> list[IncludeGap]:
+        """Where httpd's walk of a wildcard Include of ``pattern`` finds nothing to read, each of which makes
+        httpd refuse to start (``Include``; ``IncludeOptional`` passes over them), in httpd's order.
+
+        A wildcard before the last component is what makes this more than "matches no file": httpd reads
+        `conf.d/*/x.conf` in every directory `*` matches, and fails on the first without x.conf however
+        many others have one. What the set was read from is what is walked: the disk, which holds empty
+        directories too, or else the set's names (a ConfigMap's keys), which the set takes for every file
+        there is, as :meth:`resolve_include` does. A pattern outside the server root is not walked: the
+        server's files there need not be the ones here (:meth:`_missing_includes`)."""
+        where = self.located(pattern)
+        if where in self._gaps:
+            return self._gaps[where]
+        gaps: list[IncludeGap] = []
+        if is_wildcard(where) and not where.startswith("/") and where not in (".", ".."):
+            tree = _DiskTree(self.disk_root) if self.disk_root else _NameTree(self._every_name(), self.linked)
+            gaps = _walk_gaps(where.split("/"), tree)
+        self._gaps[where] = gaps
+        return gaps
+
+    def _every_name(self) -> list[str]:
+        """The names of every file the set knows of: read, linked, not parsed, or a ConfigMap's binary key."""
+        names = {*self.documents, *self.sources, *self.aliases}
+        if self.listing is not None:
+            names |= self.listing.names
+        return sorted(name for name in names if not name.startswith("/"))
+
     def _through_link(self, pattern: str, name: str) -> bool:
         """Whether a wildcard of ``pattern`` before its last component matches a directory of ``name`` that
         is a symbolic link, which httpd never matches there (:func:`httpd_glob`)."""
@@ -410,6 +443,132 @@ class ConfigSet:
 MAX_LINKED_DIRECTORIES = 10_000
 #: Why :func:`walk_following_links` does not enter a link to a directory above it.
 LOOP = "a symbolic link loop: it leads to a directory above it; not followed"
+
+
+@dataclass(frozen=True)
+class IncludeGap:
+    """A place where httpd's walk of a wildcard Include finds nothing to read (:meth:`ConfigSet.include_gaps`).
+    Paths are named as the set names files ("" for the server root)."""
+
+    #: "file": ``path`` is missing ("Could not open configuration file"); "directory": the directory
+    #: ``path`` is missing ("Could not open directory"); "wildcard": nothing in the directory ``path``
+    #: matches ``wildcard`` ("No matches for the wildcard").
+    kind: str
+    path: str
+    #: The directory the walk had reached by a wildcard (or its start) when it found the gap.
+    matched: str
+    wildcard: str = ""
+    #: Whether the wildcard matches directories only (it is not the last component).
+    directories: bool = False
+
+
+#: The most gaps :func:`_walk_gaps` collects for one pattern (httpd stops at the first).
+MAX_GAPS = 100
+#: Never read or listed for an Include: devices and kernel files can block a read, or act on being opened.
+SYSTEM_DIRS = ("/proc", "/sys", "/dev")
+
+
+class _DiskTree:
+    """The files under a directory on disk, as httpd's walk sees them."""
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+
+    def _path(self, name: str) -> str:
+        return os.path.join(self.root, name) if name else self.root
+
+    def entries(self, name: str) -> list[tuple[str, bool]] | None:
+        """(entry, whether a directory: a link's type is "link") of a directory; None when it cannot be
+        opened; :data:`UNKNOWN` for one of :data:`SYSTEM_DIRS`, never listed."""
+        path = self._path(name)
+        real = os.path.realpath(path)
+        if any(real == d or real.startswith(d + "/") for d in SYSTEM_DIRS):
+            return UNKNOWN
+        try:
+            with os.scandir(path) as found:
+                return [(entry.name, entry.is_dir(follow_symlinks=False)) for entry in found]
+        except OSError:
+            return None
+
+    def exists(self, name: str) -> bool:
+        return os.path.exists(self._path(name))
+
+
+class _NameTree:
+    """The files a set names, as a tree of directories: every file there is, as the set takes it."""
+
+    def __init__(self, names: list[str], linked: frozenset[str]) -> None:
+        self.children: dict[str, dict[str, bool]] = {"": {}}
+        for name in names:
+            parts = name.split("/")
+            for depth, part in enumerate(parts):
+                parent, here = "/".join(parts[:depth]), "/".join(parts[:depth + 1])
+                directory = depth < len(parts) - 1
+                entries = self.children.setdefault(parent, {})
+                entries[part] = entries.get(part, False) or (directory and here not in linked)
+                if directory:
+                    self.children.setdefault(here, {})
+
+    def entries(self, name: str) -> list[tuple[str, bool]] | None:
+        found = self.children.get(name)
+        return None if found is None else list(found.items())
+
+    def exists(self, name: str) -> bool:
+        parent, _, base = name.rpartition("/")
+        return name in self.children or base in self.children.get(parent, {})
+
+
+#: What :meth:`_DiskTree.entries` gives for a directory it does not judge (compared by identity).
+UNKNOWN: list[tuple[str, bool]] = []
+
+
+def _walk_gaps(parts: list[str], tree) -> list[IncludeGap]:
+    """The gaps of the pattern ``parts`` in ``tree``, walked as httpd's process_resource_config_fnmatch
+    walks it: components written out are joined and opened at the next wildcard (or read, at the end); a
+    wildcard lists its directory (no dot names unless it starts with one), keeping only directories unless
+    it is the last component, and fails when nothing is kept; each kept entry is walked on."""
+    gaps: list[IncludeGap] = []
+    listed = 0
+
+    def join(*names: str) -> str:
+        return "/".join(name for name in names if name)
+
+    def visit(directory: str, index: int) -> None:
+        nonlocal listed
+        end = index
+        while end < len(parts) and _GLOB_CHARS.search(parts[end]) is None:
+            end += 1
+        written = join(*parts[index:end])
+        here = join(directory, written)
+        if end == len(parts):
+            if not tree.exists(here):
+                gaps.append(IncludeGap("file", here, directory))
+            return
+        if listed >= MAX_LINKED_DIRECTORIES:  # no claim past it
+            return
+        listed += 1
+        entries = tree.entries(here)
+        if entries is UNKNOWN:
+            return
+        if entries is None:
+            if written:  # else a directory the walk found: gone since, or unreadable (not judged)
+                gaps.append(IncludeGap("directory", here, directory))
+            return
+        part, last = parts[end], end == len(parts) - 1
+        matches = sorted(entry for entry, is_dir in entries
+                         if (part.startswith(".") or not entry.startswith("."))
+                         and fnmatch.fnmatchcase(entry, part) and (last or is_dir))
+        if not matches:
+            gaps.append(IncludeGap("wildcard", here, directory, part, not last))
+            return
+        if not last:
+            for match in matches:
+                if len(gaps) >= MAX_GAPS:
+                    return
+                visit(join(here, match), end + 1)
+
+    visit("", 0)
+    return gaps
 
 
 def include_loop(doc: Document, node: Directive, link: str) -> ParseError:

@@ -17,8 +17,8 @@ import posixpath
 from dataclasses import dataclass, field
 from typing import Iterator
 
-from .configset import (LOOP, ConfigSet, httpd_glob, include_loop, linked_directories, not_configuration,
-                        special_file, walk_following_links)
+from .configset import (LOOP, SYSTEM_DIRS, ConfigSet, httpd_glob, include_loop, linked_directories,
+                        not_configuration, special_file, walk_following_links)
 from .errors import ParseError
 from .nodes import Directive, Document
 from .parser import parse
@@ -117,6 +117,7 @@ def read(path: str, data: bytes | None = None, *, server_root: str | None = None
     configset = ConfigSet(documents, entry=entry, server_root=root, errors=errors, sources=sources)
     configset.skipped = skipped
     configset.linked = linked_directories(documents, root)
+    configset.disk_root = root
     return DiskConfig(configset, paths, note)
 
 
@@ -206,10 +207,6 @@ def _matches(pattern: str, root: str, left_out: dict[str, str] | None = None) ->
     full = posixpath.normpath(pattern if pattern.startswith("/") else os.path.join(root, pattern))
     found = httpd_glob(full) if glob.has_magic(full) else [full]
     return itertools.islice(_files(full, found, {} if left_out is None else left_out), MAX_FILES)
-
-
-#: Never read for an Include: devices and kernel files can block a read, or act on being opened.
-SYSTEM_DIRS = ("/proc", "/sys", "/dev")
 
 
 def _files(pattern: str, found: list[str], left_out: dict[str, str]) -> Iterator[str]:

@@ -213,12 +213,21 @@ class ThirdPartyModule(Rule):
 class IncludeNoMatch(Rule):
     """
     ## What it does
-    Finds `Include` whose wildcard matches no file.
+    Finds `Include` whose wildcard matches no file; and, with a wildcard
+    before the last component (`conf.d/*/x.conf`, new in 2.4), one that
+    matches a directory without what follows: conf.d/b without x.conf, a
+    directory where `*.conf` of `conf.d/*/*.conf` matches nothing, or
+    without the directory `sub` of `conf.d/*/sub/*.conf`, however many
+    other directories have it.
 
     ## Why is this bad?
     2.2 accepted a wildcard that matched nothing; 2.4 refuses to start
     ("No matches for the wildcard '*.conf' in '/etc/httpd/conf.d', failing").
-    `IncludeOptional` (new in 2.4) behaves as 2.2's `Include` did.
+    `IncludeOptional` (new in 2.4) behaves as 2.2's `Include` did. httpd
+    walks a wildcard before the last component into each directory it
+    matches (real directories: not a link), and fails on the first that
+    lacks what follows ("Could not open configuration file
+    /etc/httpd/conf.d/b/x.conf"); `IncludeOptional` passes over it.
 
     A pattern that points outside the files of this configuration (for
     example a ConfigMap that includes `/etc/httpd/conf.d/*.conf` from the
@@ -243,19 +252,30 @@ class IncludeNoMatch(Rule):
     code = "HT403"
     name = "include-no-match"
     severity = Severity.ERROR
-    summary = "Include with a wildcard that matches nothing fails in 2.4; use IncludeOptional"
+    summary = ("Include with a wildcard that matches nothing, or a directory without what follows it, fails in 2.4; "
+               "use IncludeOptional")
     fix_availability = "always"
 
     def check_config(self, ctx):
+        said: set[int] = set()
+        for item in ctx.items("include"):
+            pattern = item.args[0] if item.args else ""
+            if id(item.node) in said or "${" in pattern or not is_wildcard(posixpath.dirname(pattern)):
+                continue
+            gaps = ctx.configset.include_gaps(pattern)
+            if gaps:
+                said.add(id(item.node))
+                yield self.finding(item.node, _gaps_message(pattern, gaps, ctx.configset.server_root),
+                                   replacement=f"IncludeOptional {' '.join(item.node.raw_args)}",
+                                   fix=self._fix(item.node))
         for unresolved in ctx.view.unresolved:
-            if unresolved.optional or not ctx.view.is_live(unresolved.node):
+            if unresolved.optional or not ctx.view.is_live(unresolved.node) or id(unresolved.node) in said:
                 continue
             pattern = unresolved.pattern
             if not any(c in pattern for c in "*?["):
                 continue  # a missing plain file fails in 2.2 too: HT408
             node = unresolved.node
-            fix = self.fix("use IncludeOptional", Applicability.SAFE,
-                           lambda node=node: edit.rename(node, "IncludeOptional"), node)
+            fix = self._fix(node)
             replacement = f"IncludeOptional {' '.join(node.raw_args)}"
             if unresolved.external:
                 yield self.finding(
@@ -271,6 +291,42 @@ class IncludeNoMatch(Rule):
                     "2.2 accepted it; use IncludeOptional",
                     replacement=replacement, fix=fix,
                 )
+
+    def _fix(self, node):
+        return self.fix("use IncludeOptional", Applicability.SAFE, lambda: edit.rename(node, "IncludeOptional"), node)
+
+
+def _gaps_message(pattern: str, gaps, server_root: str) -> str:
+    """What the first place httpd fails on is, what httpd says there, how many more there are, and what to
+    do. Places are named as the pattern names files; httpd's words name them from /, as it does."""
+
+    def full(name: str) -> str:
+        return posixpath.join(server_root, name) if name else server_root
+
+    def below(gap) -> str:
+        return posixpath.relpath(gap.path, gap.matched) if gap.matched else gap.path
+
+    first = gaps[0]
+    if first.kind == "file":
+        what = f"{first.matched} has no {below(first)}" if first.matched else f"there is no {first.path}"
+        says = f"Could not open configuration file {full(first.path)}"
+        add = f"add {first.path}"
+    elif first.kind == "directory":
+        what = (f"{first.matched} has no directory {below(first)}" if first.matched else
+                f"there is no directory {first.path}")
+        says = f"Could not open directory {full(first.path)}"
+        add = f"add {first.path}/"
+    else:
+        shown = first.path or "."
+        what = f"{'no directory' if first.directories else 'nothing'} in {shown} matches {first.wildcard}"
+        says = f"No matches for the wildcard '{first.wildcard}' in '{full(first.path)}', failing"
+        add = f"add {'a directory' if first.directories else f'a file matching {first.wildcard}'} to {shown}"
+    more = ""
+    if len(gaps) > 1:
+        others = [gap.matched or gap.path for gap in gaps[1:]]
+        more = f" ({len(others)} more: {', '.join(others[:3])}{', ...' if len(others) > 3 else ''})"
+    return (f"Include {pattern}: {what}, and httpd refuses to start (\"{says}\"){more}; use IncludeOptional, "
+            f"which reads what there is and passes over the rest, or {add}")
 
 
 #: Why a module is news to a 2.2 configuration that loads its own modules.
