@@ -178,3 +178,37 @@ def test_a_configmap_is_judged_as_the_same_files_on_disk(tmp_path):
             assert [(c, f, line) for c, f, line, _ in cli] == [("HT403", "httpd.conf", 2)], cli
             assert cli[0][3].startswith("Include */x.conf: conf has no x.conf, and httpd refuses to start "
                                         "(\"Could not open configuration file /srv/web/conf/x.conf"), cli
+
+
+# -- a file the wildcard matches that is not configuration -----------------------------------------------------------
+PAGE = "<html>\n<body>hello</body>\n</html>\n"
+
+
+def test_a_page_an_include_matches_is_read_and_its_error_said_file_or_directory_given(tmp_path, httpd):  # noqa: F811
+    """httpd reads the page the wildcard matches, and fails on its line 3. Given the directory, the page (under
+    DocumentRoot) was left out as content, and HT403 said the Include matched no file; given the file, the
+    parse error came with that same HT403."""
+    root = tmp_path / "root"
+    _tree(root, f"DocumentRoot {root}/htdocs\nInclude htdocs/*.html", {"htdocs/index.html": PAGE})
+    result = _httpd_t(httpd, root)
+    assert result.returncode != 0, result.stderr
+    assert (f"Syntax error on line 3 of {root}/htdocs/index.html: Expected </body>hello</body> but saw </html>"
+            in result.stderr), result.stderr
+    for given in (root, root / "httpd.conf"):
+        code, out, err = run("lint", str(given))
+        assert code == 2, (given, code, out, err)
+        assert (f"{root}/htdocs/index.html:3:1: error: expected </body>hello</body> (opened at line 2) but saw "
+                "</html>") in err, (given, err)
+        assert "HT403" not in out and "index.html: not read" not in err, (given, out, err)
+
+
+def test_a_key_an_include_matches_that_does_not_parse_is_its_error_not_ht403(tmp_path):
+    text = _manifest({"httpd.conf": "ServerName x\nInclude *.html\n", "index.html": PAGE}, {})
+    analysis = review.analyze(yaml.safe_load(text))
+    assert [str(p) for p in analysis.problems] == [
+        "index.html:3:1: expected </body>hello</body> (opened at line 2) but saw </html>"], analysis.problems
+    assert [f.code for f in analysis.findings if f.code == "HT403"] == []
+    (tmp_path / "cm.yaml").write_text(text)
+    code, out, err = run("lint", "--isolated", "cm.yaml", cwd=tmp_path)
+    assert code == 2 and "HT403" not in out, (out, err)
+    assert "cm.yaml[default/web]:index.html:3:1: error: expected </body>hello</body>" in err, err

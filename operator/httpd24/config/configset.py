@@ -362,13 +362,20 @@ class ConfigSet:
         return None if name.startswith("/") and name not in self.documents else name
 
     def resolve_include(self, pattern: str) -> tuple[list[str], bool]:
-        """Names an Include pattern reaches, alphabetically; and whether it points outside the set."""
+        """Names an Include pattern reaches, alphabetically; and whether it points outside the set.
+
+        A file that did not parse is one of them (it is in ``sources``, not in ``documents``): httpd reads
+        it, and fails on its error, which is what there is to say; the Include matched it. Leaving it out
+        made `Include htdocs/*.html` "match no file" (HT403), and the page under a DocumentRoot content no
+        Include names, its error unsaid."""
         where = self.located(pattern)
         absolute = where.startswith("/")
-        names = [n for n in list(self.documents) + list(self.aliases) if n.startswith("/") == absolute]
+        unparsed = ([n for n in self.sources if n not in self.documents]
+                    if len(self.sources) > len(self.documents) else [])
+        names = [n for n in [*self.documents, *self.aliases, *unparsed] if n.startswith("/") == absolute]
         if is_wildcard(where):
             matches = sorted(n for n in names if glob_match(where, n) and not self._through_link(where, n))
-        elif where in self.documents or where in self.aliases:
+        elif where in self.documents or where in self.aliases or where in self.sources:
             matches = [where]
         else:
             prefix = where.rstrip("/") + "/"
