@@ -20,6 +20,9 @@ from .source import Source, SourceVersion
 from .suppression import split as split_silenced
 
 MAX_PASSES = 20
+#: What a user does about a fix that failed: it is httpd24's bug, and the finding stays (``remaining``), so
+#: the change it asks for is the user's to make, as the other "bug in httpd24" messages say.
+BUG = "(a bug in httpd24: please report it); make the change by hand, as the finding says"
 
 
 def _selected(code: str, select: Sequence[str] | None, ignore: Sequence[str] | None) -> bool:
@@ -244,7 +247,8 @@ def _migrate(configset, target, select, ignore, defaults, applicability, source_
                 for name in snapshot:
                     parse(current.documents[name].render(), name)
             except Exception as error:  # a fix that breaks the text is a bug in that rule
-                failures.append(f"{finding.code} at {finding.location}: fix not applied ({type(error).__name__}: {error})")
+                failures.append(f"{finding.code} at {finding.location}: fix not applied: it failed, "
+                                f"{type(error).__name__}: {error} {BUG}")
                 broken = finding
                 break
             touched |= ids
@@ -260,7 +264,7 @@ def _migrate(configset, target, select, ignore, defaults, applicability, source_
         if rendered == before:  # every fix of the pass left the text as it was: bugs in those rules
             for finding in applied_now:
                 refused.add(key(finding))
-                failures.append(f"{finding.code} at {finding.location}: fix not applied (it changed nothing: a bug in httpd24)")
+                failures.append(f"{finding.code} at {finding.location}: fix not applied: it changed nothing {BUG}")
             continue
         # Re-parse what the fixes rendered: a pass that broke the text is thrown away (its
         # fixes are refused), and the next pass sees fresh locations.
