@@ -303,6 +303,48 @@ def test_random_translations_agree_with_the_22_model():
     assert translated >= 9
 
 
+#: The <Files> meets requests with no AuthType (valid-user: 500) and requests with AuthType Basic under
+#: /srv/www/a/b (carol), so `Require user carol` alone looked like its one form; the <Location>, merged
+#: after it, brings AuthType Basic to /d/f.html, where 2.2 still asked for any valid user (seed 30301,
+#: index 923 of the random differential run, reduced).
+_LATER_AUTHTYPE = (f"DocumentRoot /srv/www\n<Directory />\n{{hosts}}    Require valid-user\n    <Files f.html>\n"
+                   f"        Order allow,deny\n        Allow from all\n    </Files>\n</Directory>\n"
+                   f"<Directory /srv/www/a/b>\n{textwrap.indent(AUTH, '    ')}    Require user carol\n</Directory>\n"
+                   f"<Location /d>\n{textwrap.indent(AUTH, '    ')}{{require}}</Location>\n")
+
+
+def test_a_form_checked_without_authtype_answers_as_2_2_under_the_authtype_of_a_later_section():
+    # `AuthMerging And` + `Require all granted` keeps each context's inherited Require line.
+    text = _LATER_AUTHTYPE.format(hosts="", require="")
+    migrated = translate(cs(text))
+    m22, m24 = build(cs(text)), build(migrated)
+    for path in ("/f.html", "/a/b/f.html", "/d/f.html", "/d/x.html"):
+        for user in (None, "alice", "bob", "carol"):
+            request = Request(path=path, client="127.0.0.1", user=user)
+            assert decide_24(m24, request) == decide_22(m22, request), (path, user, out(migrated))
+    assert decide_22(m22, Request(path="/d/f.html", client="127.0.0.1", user="bob")) == 200
+
+
+def test_no_form_for_every_authtype_a_later_section_brings_is_refused_naming_it():
+    # The address rules of <Directory /> stop `AuthMerging And` too; `Require user carol` in the <Files> and
+    # `AuthMerging And` in the <Location> refused alice at /d/f.html, where 2.2 let her in.
+    text = _LATER_AUTHTYPE.format(hosts="    Order deny,allow\n    Deny from 127.1.0.0/16\n",
+                                  require="    Require user alice\n")
+    assert decide_22(cs(text), Request(path="/d/f.html", client="127.0.0.1", user="alice")) == 200
+    with pytest.raises(TranslationError) as refused:
+        translate(cs(text))
+    message = str(refused.value)
+    assert message.startswith("httpd.conf:6: <Files f.html>: its meaning depends on which other sections apply")
+    assert "<Directory />, <Directory /srv/www/a/b>" in message and "<Location /d> (httpd.conf:17)" in message
+    # Without the <Location>, the form that answers as 2.2 in the <Files> is written.
+    alone = text.split("<Location /d>")[0]
+    m22, m24 = build(cs(alone)), build(translate(cs(alone)))
+    for path in ("/f.html", "/a/b/f.html", "/d/f.html"):
+        for user in (None, "alice", "carol"):
+            request = Request(path=path, client="127.0.0.1", user=user)
+            assert decide_24(m24, request) == decide_22(m22, request), (path, user)
+
+
 # -- Require group with both AuthGroupFile and AuthDBMGroupFile: 2.2 asked one module, or both --------
 
 _BOTH_FILES = ("<Directory /srv>\n    Order deny,allow\n    Deny from all\n    Allow from 10.0.0.0/8\n    Satisfy Any\n"

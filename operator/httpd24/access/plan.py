@@ -890,6 +890,7 @@ def plan_scope(d: Scope, model: Model, mode: Mode, methods: list[str]) -> ScopeP
             return ScopePlan(d, kind, reason=GROUP_MERGE_REASON)
         return ScopePlan(d, kind, text="Require all granted", authmerging="And" if has_access_pred else None)
     texts: dict[str, X.Expr] = {}
+    later: list[Scope] = []  # sections whose AuthType refused a form that answers as 2.2 at ``d`` itself
     states: list[Effective] = []
     inherited_states: list[Effective] = []
     try:
@@ -910,10 +911,10 @@ def plan_scope(d: Scope, model: Model, mode: Mode, methods: list[str]) -> ScopeP
         e = next(iter(texts.values()))
         return ScopePlan(d, kind, text=X.render(e), expr=e, states=states)
     if RESOLVE and len(possible) <= 64:
-        resolved = _resolve(d, model, mode, methods, possible, inherited_states, states, list(texts.values()))
-        if resolved is not None:
-            e, merging = resolved
-            return ScopePlan(d, kind, text=X.render(e), authmerging=merging, expr=e, states=states)
+        e, found = _resolve(d, model, mode, methods, possible, inherited_states, states, list(texts.values()))
+        if e is not None:
+            return ScopePlan(d, kind, text=X.render(e), authmerging=found, expr=e, states=states)
+        later = list({id(s): s for s in found}.values())
     # Several meanings. A scope that only adds Require lines under Satisfy All, where no
     # Require is inherited, keeps the inherited address rules with AuthMerging And.
     # (Not for `Require group` under a DBM group file: which module judged it is a matter of context.)
@@ -934,12 +935,12 @@ def plan_scope(d: Scope, model: Model, mode: Mode, methods: list[str]) -> ScopeP
     members = certain + uncertain if len(uncertain) > MAX_UNCERTAIN else [p for chain in possible for p in chain]
     labels = sorted({p.label for p in members if p.kind != "server"})
     where = ", ".join(labels[:MAX_NAMED]) + (f" and {len(labels) - MAX_NAMED} more" if len(labels) > MAX_NAMED else "")
-    return ScopePlan(
-        d,
-        kind,
-        reason=f"its meaning depends on which other sections apply to the request ({where or '?'})",
-        states=states,
-    )
+    reason = f"its meaning depends on which other sections apply to the request ({where or '?'})"
+    if later:
+        named = ", ".join(f"{s.label} ({s.file}:{s.line})" for s in later[:MAX_NAMED])
+        reason += (f", and what answers as 2.2 in it would answer otherwise where {named} also "
+                   f"{'applies and sets' if len(later) == 1 else 'apply and set'} an AuthType")
+    return ScopePlan(d, kind, reason=reason, states=states)
 
 
 ADD_REQUIRE = ("add the Require lines it needs (`Require all granted` to ask for no authentication, "
@@ -987,6 +988,29 @@ def regrouped_later(d: Scope, model: Model) -> bool:
     return uses_dbm_groups(model) and next(_merged_after(
         d, model, lambda s: any(m in s.own.authz22 for m in ("authz_groupfile", "authz_dbm"))
     ), None) is not None
+
+
+def later_authtypes(d: Scope, model: Model) -> list[Scope]:
+    """The sections that may be merged after ``d`` for some request and set an AuthType, in order.
+
+    Where such a section adds no Require tree of its own (an AuthType alone, or Require lines
+    written with ``AuthMerging And|Or``), 2.4 still answers with the form written into ``d``, but
+    under that AuthType: a form checked only under the AuthType of ``d``'s own contexts may answer
+    otherwise there. Without any AuthType, ``Require valid-user`` and ``Require user carol`` both
+    answer 500, so one form looks right for both; a ``<Location>`` that brings ``AuthType Basic``
+    tells them apart (seed 30301, index 923 of the random differential run). Sections with Require
+    lines of their own count too: whether their translation replaces the inherited tree or joins it
+    with an AuthMerging is their own plan's choice, made apart from this one.
+    """
+    table = model.cache.get("plan.later_authtypes")
+    if table is None:
+        table = model.cache["plan.later_authtypes"] = {}
+        for s in model.scopes:
+            if s.own.authtype is not None:
+                certain, uncertain = predecessors(s, model)
+                for p in certain + uncertain:
+                    table.setdefault(id(p), []).append(s)
+    return table.get(id(d), [])
 
 
 def records_after(d: Scope, model: Model) -> Iterator[Scope]:
@@ -1388,13 +1412,17 @@ class _Answers:
 
 
 def _resolve(d, model, mode, methods, possible, inherited_states, states, candidates):
-    """A single 2.4 form for a scope whose meaning differs with the sections around it.
+    """A single 2.4 form for a scope whose meaning differs with the sections around it:
+    (the form, its AuthMerging), or (None, the later sections whose AuthType alone refused a form).
 
     Tried in order: one of the full forms if every context gives equivalent answers;
     ``AuthMerging And`` / ``Or`` with the scope's own settings over what 2.4 inherits
     (the inherited full form of the context, or nothing when no access section applies).
     Each candidate is checked on every context against a request sample covering every
-    address, host, variable, user and method the configuration names.
+    address, host, variable, user and method the configuration names, under the context's
+    AuthType and under each one a later section may bring (:func:`later_authtypes`): the
+    form written here is what those sections' requests meet too, and their plans count on
+    it answering as 2.2's settings do.
     """
     try:
         order = load_order(model)
@@ -1407,23 +1435,35 @@ def _resolve(d, model, mode, methods, possible, inherited_states, states, candid
                 previous.append(None)
         own_only = full_expr(merge(Effective(), d.own, mode), mode, methods, order)
     except Inexact:
-        return None
+        return None, []
     answers = _Answers(_sample([*candidates, *wanted, *previous, own_only], methods, uses_dbm_groups(model)))
     authtypes = [s.authtype for s in states]
+    later = later_authtypes(d, model)
+    blocking: list[Scope] = []
+
+    def alike(e: X.Expr | None, w: X.Expr | None, a: str | None) -> bool:
+        if not answers.equivalent(e, w, a):
+            return False
+        for s in later:
+            if s.own.authtype != a and not answers.equivalent(e, w, s.own.authtype):
+                blocking.append(s)
+                return False
+        return True
+
     for e in candidates:
-        if all(answers.equivalent(e, w, a) for w, a in zip(wanted, authtypes)):
+        if all(alike(e, w, a) for w, a in zip(wanted, authtypes)):
             return e, None
     if not merges_in_order(d, model) or any(_gets_require_all_granted(p) for chain in possible for p in chain):
-        return None
+        return None, blocking
     if inherited_hosts_unknown(d, model):
-        return None  # what 2.4 inherits is not known here
+        return None, blocking  # what 2.4 inherits is not known here
     for op, combine in (("And", X.All), ("Or", X.AnyOf)):
         ok = True
         for prev, w, a in zip(previous, wanted, authtypes):
             got = own_only if prev is None else combine((prev, own_only))
-            if not answers.equivalent(got, w, a):
+            if not alike(got, w, a):
                 ok = False
                 break
         if ok:
             return own_only, op
-    return None
+    return None, blocking
