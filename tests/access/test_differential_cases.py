@@ -142,6 +142,13 @@ HYBRID = [
      "    AuthMerging Off\n</Directory>\n"),
     ("authmerging and without require", DOCROOT + "<Directory /srv/www>\n    Order allow,deny\n    Allow from all\n"
      "    Require ip 127.0.0.2\n</Directory>\n<Directory /srv/www/a>\n    AuthMerging And\n</Directory>\n"),
+    # `AuthType None` switches the inherited authentication off; a Require that needs no user answers 200.
+    ("AuthType None with Require all granted", DOCROOT + f"<Directory /srv/www>\n{AUTH}    Require valid-user\n"
+     "</Directory>\n<Directory /srv/www/a>\n    AuthType None\n    Require all granted\n</Directory>\n"
+     "<Directory /srv/www/c>\n    Order allow,deny\n    Allow from 127.0.0.1\n</Directory>\n"),
+    ("AuthType None without a Require of its own", DOCROOT + f"<Directory /srv/www>\n{AUTH}    Require valid-user\n"
+     "    Order allow,deny\n    Allow from all\n</Directory>\n<Directory /srv/www/a>\n    AuthType None\n"
+     "</Directory>\n<Directory /srv/www/c>\n    Require ip 127.0.0.1\n</Directory>\n"),
     # /a/ meets both sections, /a only the Location: the one form the translator tries for both must be
     # told apart from the other by a request with the variable a Require line inside <RequireAll> names.
     ("inherited require tree names a variable", DOCROOT + "<DirectoryMatch \"^/srv/www/a/\">\n    <RequireAll>\n"
@@ -183,6 +190,19 @@ INHERITANCE = [
     ("files in two contexts, a later section brings AuthType", DOCROOT + "<Directory />\n    Require valid-user\n"
      "    <Files f.html>\n        Order allow,deny\n        Allow from all\n    </Files>\n</Directory>\n"
      f"<Directory /srv/www/a/b>\n{AUTH}    Require user carol\n</Directory>\n<Location /d>\n{AUTH}</Location>\n"),
+    # `AuthType None` replaces the parent's AuthType (2.2: a type no authentication module owns; 2.4: none), so
+    # the inherited `Require valid-user` answers 500 under /a, with or without credentials.
+    ("AuthType None under an authenticated section", DOCROOT + f"<Directory /srv/www>\n{AUTH}    Require valid-user\n"
+     "</Directory>\n<Directory /srv/www/a>\n    AuthType None\n</Directory>\n"),
+    ("AuthType None with Satisfy Any and Allow from all", DOCROOT + f"<Directory /srv/www>\n{AUTH}"
+     "    Require valid-user\n</Directory>\n<Directory /srv/www/a>\n    AuthType None\n    Order allow,deny\n"
+     "    Allow from all\n    Satisfy Any\n</Directory>\n"),
+    ("AuthType None under address rules with Satisfy Any", DOCROOT + "<Directory /srv/www>\n    Order allow,deny\n"
+     f"    Allow from 127.0.0.1\n    Satisfy Any\n{AUTH}    Require valid-user\n</Directory>\n"
+     "<Directory /srv/www/a>\n    AuthType None\n</Directory>\n<Directory /srv/www/a/b>\n    Order deny,allow\n"
+     "    Deny from 127.0.0.2\n</Directory>\n"),
+    ("AuthType None alone, no Require anywhere", DOCROOT + "<Directory /srv/www>\n    Order allow,deny\n"
+     "    Allow from all\n</Directory>\n<Directory /srv/www/a>\n    AuthType None\n</Directory>\n"),
     # More sections may meet the <Files> than their subsets can be tried one by one (2^12).
     ("shared hosting: many user directories and a Files section", DOCROOT + "<Directory />\n    Order deny,allow\n"
      "    Deny from all\n</Directory>\n<Files ~ \"^\\.ht\">\n    Order allow,deny\n    Deny from all\n"

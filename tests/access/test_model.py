@@ -161,6 +161,43 @@ def test_authtype_without_require():
     assert decide_compat(model, Request("/x")) == 500
 
 
+AUTHTYPE_NONE = "<Directory /srv/www>\n" + AUTH + "    Require valid-user\n</Directory>\n<Directory /srv/www/a>\n    AuthType None\n"
+
+
+@pytest.mark.parametrize("server", ["2.2", "compat"])
+def test_authtype_none_replaces_the_inherited_authtype(server):
+    """`AuthType None` is written, not absent: it replaces the parent's AuthType, and the inherited
+    `Require valid-user` then finds nothing to authenticate with: 500 for everyone, with or without
+    credentials (measured on apache2 2.4: tests/access/test_differential_cases.py)."""
+    decide = decide_22 if server == "2.2" else decide_compat
+    model = build(cs(AUTHTYPE_NONE + "</Directory>\n"))
+    assert decide(model, Request("/a/x")) == 500
+    assert decide(model, Request("/a/x", user="alice")) == 500
+    assert decide(model, Request("/x")) == 401
+    assert decide(model, Request("/x", user="alice")) == 200
+
+
+def test_authtype_none_with_a_require_that_needs_no_user():
+    model = build(cs(AUTHTYPE_NONE + "    Require all granted\n</Directory>\n"))
+    assert decide_compat(model, Request("/a/x")) == 200
+
+
+@pytest.mark.parametrize("server", ["2.2", "compat"])
+def test_authtype_none_with_satisfy_any(server):
+    decide = decide_22 if server == "2.2" else decide_compat
+    model = build(cs(AUTHTYPE_NONE + "    Order allow,deny\n    Allow from 127.0.0.1\n    Satisfy Any\n</Directory>\n"))
+    assert decide(model, Request("/a/x")) == 200
+    assert decide(model, Request("/a/x", client="127.0.0.2")) == 500
+
+
+@pytest.mark.parametrize("server", ["2.2", "compat"])
+def test_authtype_none_alone_asks_for_nothing(server):
+    """No AuthType to authenticate with and no Require: 200 on both (no AH01627 for `None`)."""
+    decide = decide_22 if server == "2.2" else decide_compat
+    model = build(cs("<Directory /srv/www>\n    AuthType None\n</Directory>\n"))
+    assert decide(model, Request("/x")) == 200
+
+
 def test_require_replaced_satisfy_merged_per_method():
     text = (
         "<Directory /srv/www>\n" + AUTH + "    Require user alice\n    Order allow,deny\n    Allow from 127.0.0.1\n"

@@ -232,7 +232,7 @@ def normalize_notes(configset: ConfigSet, target: Target | None = None, *,
     work: list[tuple[Scope, str, Item | None, list[Item]]] = []
     for d in model.scopes:
         own = d.own
-        wants_authtype = own.authtype is not None and own.requires is None
+        wants_authtype = own.authenticates and own.requires is None
         if not own.has_compat and not wants_authtype and own.requires is None:
             continue
         if (limited := limited_branch(d)) is not None:

@@ -170,6 +170,7 @@ class Own:
     #: 2.4 authorization written in the scope (Require lines and containers), for compat mode.
     authz: X.Expr | None = None
     authmerging: str | None = None
+    #: As written, ``None`` among them: ``AuthType None`` replaces the parent's AuthType as any other does.
     authtype: str | None = None
     #: 2.2 authorization modules with a record of their own here (any of their directives).
     authz22: dict[str, authz22.ModuleConf] = field(default_factory=dict)
@@ -180,6 +181,12 @@ class Own:
     @property
     def has_compat(self) -> bool:
         return self.host is not None or self.satisfy is not None
+
+    @property
+    def authenticates(self) -> bool:
+        """Whether the section names a type that authenticates: ``AuthType None`` does not, and with no
+        Require applying it asks for nothing (no AH01627 on 2.4, which keeps no type for it)."""
+        return authenticating(self.authtype) is not None
 
     @property
     def has_access(self) -> bool:
@@ -193,6 +200,22 @@ class Own:
         return self.authz, self.authmerging
 
 
+def authenticating(authtype: str | None) -> str | None:
+    """The type a written AuthType authenticates with; None for ``None``.
+
+    The research notes say when 2.2 and 2.4 authenticate (§2c: only where a Require line needs a user;
+    2.2's ``server/request.c`` L190-237) and what AuthType without Require does (§5: 2.2 200, 2.4 500
+    AH01627), but nothing of ``AuthType None``; what follows is httpd's source as read for this, and the
+    2.4 side is measured (tests/access/test_differential_cases.py). 2.4's mod_authn_core keeps no type for
+    ``None`` but marks it set, so it replaces the parent's (``set_authtype``, merged as a whole); with no
+    type a request that needs a user gets 500 (mod_authn_core ``authenticate_no_user``) and with no
+    Require no AH01627. 2.2's core stored "None" as any other word and replaced the parent's with it; no
+    2.2 authentication module owns that word (mod_auth_basic declines unless ``strcasecmp(ap_auth_type(r),
+    "Basic")`` is 0, mod_auth_digest likewise for "Digest"), so there too a request that needs a user
+    ends in 500 ("couldn't check user.  No user file?"), and one that needs none was never authenticated."""
+    return None if authtype is None or authtype.lower() == "none" else authtype
+
+
 @dataclass(frozen=True)
 class Effective:
     """The merged settings a request meets (one rule set)."""
@@ -201,6 +224,7 @@ class Effective:
     satisfy: tuple[tuple[str, Methods], ...] = ()
     requires: tuple[RequireLine, ...] = ()
     authz: X.Expr | None = None
+    #: The type that authenticates (None: none written, or ``AuthType None``: :func:`authenticating`).
     authtype: str | None = None
     #: 2.2's authorization module records in effect (module, record), see :mod:`.authz22`.
     authz22: tuple[tuple[str, authz22.ModuleConf], ...] = ()
@@ -237,6 +261,12 @@ def _covers(wide: Methods, narrow: Methods) -> bool:
     return wide.inverted and wide.names <= narrow.names
 
 
+def _merged_authtype(parent: Effective, own: Own) -> str | None:
+    """A written AuthType replaces the parent's, ``AuthType None`` too (2.2 core.c and 2.4
+    mod_authn_core alike merge it as a whole): only a section without one inherits it."""
+    return parent.authtype if own.authtype is None else authenticating(own.authtype)
+
+
 def merge(parent: Effective, own: Own, mode: Mode) -> Effective:
     if mode == "2.2":
         return Effective(
@@ -244,7 +274,7 @@ def merge(parent: Effective, own: Own, mode: Mode) -> Effective:
             satisfy=_satisfy_after(parent.satisfy, own.satisfy) if own.satisfy is not None else parent.satisfy,
             requires=own.requires if own.requires is not None else parent.requires,
             authz=None,
-            authtype=own.authtype or parent.authtype,
+            authtype=_merged_authtype(parent, own),
             authz22=authz22.merged(parent.authz22, own.authz22),
         )
     # compat: the four directives share one struct without merger.
@@ -254,7 +284,7 @@ def merge(parent: Effective, own: Own, mode: Mode) -> Effective:
     else:
         host, satisfy = parent.host, parent.satisfy
     authz = merge_authz((parent.authz, None), own.authz_record)[0]
-    return Effective(host=host, satisfy=satisfy, requires=(), authz=authz, authtype=own.authtype or parent.authtype,
+    return Effective(host=host, satisfy=satisfy, requires=(), authz=authz, authtype=_merged_authtype(parent, own),
                      authz22=authz22.merged(parent.authz22, own.authz22))
 
 
@@ -992,7 +1022,7 @@ class Builder:
             own.satisfy = (own.satisfy or ()) + ((value, methods),)
         elif key == "authtype":
             if args:
-                own.authtype = None if args[0].lower() == "none" else args[0]
+                own.authtype = args[0]
         elif key == "authmerging":
             if args:
                 own.authmerging = args[0].lower()

@@ -37,6 +37,7 @@ from .model import (
     WALK_GROUPS,
     _dir_under,
     _has_wildcard,
+    authenticating,
     fold,
     merge,
     method_name,
@@ -519,7 +520,7 @@ def _gets_require_all_granted(scope: Scope) -> bool:
     tree the meaning of what precedes a later section does not show, so an AuthMerging written there
     would combine with it (seed 5, index 83 of the random run; seed 605110615, index 345 of the mixed one)."""
     own = scope.own
-    return (own.authtype is not None or own.authmerging is not None) and not own.has_access
+    return (own.authenticates or own.authmerging is not None) and not own.has_access
 
 
 def chains(d: Scope, model: Model) -> list[list[Scope]] | None:
@@ -867,7 +868,8 @@ def plan_kind(own: Own, mode: Mode) -> str | None:
         # An AuthMerging alone changes what 2.4 inherits too (model.merge_authz): once the sections
         # around it hold Require lines, it would combine them otherwise than mod_access_compat did.
         return "hybrid" if mode == "compat" else "require"
-    return "authtype" if own.authtype is not None else None
+    # `AuthType None` alone asks for no Require: 2.4 answers as it inherits, 200 where nothing applies.
+    return "authtype" if own.authenticates else None
 
 
 def plan_scope(d: Scope, model: Model, mode: Mode, methods: list[str]) -> ScopePlan | None:
@@ -1067,7 +1069,7 @@ def _planned(d: Scope, model: Model, dbm: bool) -> bool:
     """Whether the plan looks at ``d`` at all."""
     if d.kind == "proxy" and not d.own.has_access:
         return False
-    if model.has_compat or (d.own.authtype is not None and d.own.requires is None and d.own.authz is None):
+    if model.has_compat or (d.own.authenticates and d.own.requires is None and d.own.authz is None):
         return True
     # Pure 2.4 (or 2.2 without Order/Allow/Deny/Satisfy): only AuthType needs care, and a
     # `Require group` that 2.2 may have judged with mod_authz_dbm (HT508).
@@ -1445,7 +1447,8 @@ def _resolve(d, model, mode, methods, possible, inherited_states, states, candid
         if not answers.equivalent(e, w, a):
             return False
         for s in later:
-            if s.own.authtype != a and not answers.equivalent(e, w, s.own.authtype):
+            b = authenticating(s.own.authtype)  # `AuthType None` counts: it leaves no type
+            if b != a and not answers.equivalent(e, w, b):
                 blocking.append(s)
                 return False
         return True

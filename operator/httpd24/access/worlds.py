@@ -145,7 +145,7 @@ def _needs_a_person(plan: Plan, scope: Scope, p: ScopePlan | None, reason: str) 
     where the configuration has 2.2 access lines, or the section an AuthType."""
     if p is not None:
         _block([p], reason)
-    elif plan.model.has_compat or scope.own.authtype is not None:
+    elif plan.model.has_compat or scope.own.authenticates:
         plan.scopes.append(ScopePlan(scope, plan_kind(scope.own, plan.mode) or "authtype", reason=reason))
 
 
