@@ -366,9 +366,26 @@ DocumentRoot /srv/www
 """
 
 
+# Wildcards, as httpd matches them (apr_fnmatch with APR_FNM_PATHNAME). A wildcard <Location> matches the
+# whole URL, and `*` never crosses a "/": `/c/*` meets /c/w but not /c/w/f.html nor /c/sub/ (the model
+# matched any URL below it). A <Directory> meets a file directly in it as well as its directory: with
+# FollowSymLinks (the default of 2.2 and 2.4) the directory walk takes every segment of the file name for
+# a directory without looking, so `/srv/www/*` is tested against "/srv/www/secret.txt/" and applies to
+# /secret.txt (the model matched only the file's directory, /srv/www/). Found by the wide random
+# generator (seed 2, indexes 128 and 52).
+WILDCARDS_24 = {
+    "location-wildcard": "DocumentRoot /srv/www\n<Directory /srv/www/c/sub>\n</Directory>\n"
+                         "<Location /c/*>\n    Require all denied\n</Location>\n",
+    "directory-wildcard-meets-files": "DocumentRoot /srv/www\n<Directory /srv/www/a/b>\n</Directory>\n"
+                                      "<Files secret.txt>\n</Files>\n<Directory /srv/www/*>\n    Require all denied\n"
+                                      "</Directory>\n",
+}
+
+
 @pytest.mark.parametrize(
-    "text", [GROUP_MERGE_24, GROUP_MERGE_24_FILES, *DIRECTORY_MATCH_24.values(), GROUP_WITHOUT_FILE_24],
-    ids=["location-group", "files-group", *DIRECTORY_MATCH_24, "group-without-file"],
+    "text", [GROUP_MERGE_24, GROUP_MERGE_24_FILES, *DIRECTORY_MATCH_24.values(), GROUP_WITHOUT_FILE_24,
+             *WILDCARDS_24.values()],
+    ids=["location-group", "files-group", *DIRECTORY_MATCH_24, "group-without-file", *WILDCARDS_24],
 )
 def test_model_answers_as_real_2_4(httpd, access, text):
     """The model's 2.4 evaluation (decide_24), which the 2.2 model shares its section matching with."""

@@ -22,6 +22,7 @@ Merging (research notes §2(d)) follows one of two rule sets:
 from __future__ import annotations
 
 import fnmatch
+import functools
 import posixpath
 import re
 from dataclasses import dataclass, field, replace
@@ -524,6 +525,37 @@ def _has_wildcard(text: str) -> bool:
     return any(c in text for c in "*?[")
 
 
+@functools.lru_cache(maxsize=1024)
+def _pathname_regex(pattern: str) -> re.Pattern[str]:
+    out = []
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "*":
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "\\" and i + 1 < len(pattern):
+            i += 1
+            out.append(re.escape(pattern[i]))
+        elif c == "[" and (end := pattern.find("]", i + 2 if pattern[i + 1:i + 2] in ("!", "^") else i + 1)) > i:
+            body = pattern[i + 1:end]
+            negate = body[:1] in ("!", "^")
+            body = "".join("\\" + ch if ch in "\\^[]" else ch for ch in (body[1:] if negate else body))
+            out.append(f"[^/{body}]" if negate else f"(?!/)[{body}]")
+            i = end
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return re.compile("".join(out) + r"\Z", re.S)
+
+
+def fnmatch_pathname(pattern: str, text: str) -> bool:
+    """apr_fnmatch(pattern, text, APR_FNM_PATHNAME), which a wildcard <Location> is matched with: the whole
+    text, and no wildcard matches a "/" (`/c/*` meets /c/w, not /c/w/f.html)."""
+    return _pathname_regex(pattern).match(text) is not None
+
+
 def alias_rest(url: str, prefix: str) -> str | None:
     """What follows an Alias ``prefix`` in ``url`` (None: it does not map it), as mod_alias's alias_matches:
     the prefix's last component matches whole, and a prefix ending in "/" only URLs that go on after it
@@ -615,6 +647,12 @@ class Model:
         if is_dir is None:
             is_dir = filename.endswith("/") or normalize_dir(filename) in dir_paths
         directory = normalize_dir(filename) if is_dir else normalize_dir(posixpath.dirname(filename.rstrip("/")) or "/")
+        # With FollowSymLinks (the default of 2.2 and 2.4, and all the runnable configurations keep) the
+        # directory walk does not stat a file's own name: it takes it for one more directory and tests the
+        # <Directory> sections of that depth against "<file>/" as well, so `<Directory /srv/www/*>` applies
+        # to /srv/www/f.html (measured on apache2 2.4; request.c, "First optimization"). Not .htaccess:
+        # "<file>/.htaccess" is never there.
+        walked = normalize_dir(filename)
         # A <DirectoryMatch> regex is matched against the request's whole file name, not its
         # directory (measured on apache2 2.4: `^/srv/www/a/` does not apply to /a while
         # `<Directory /srv/www/a>` does; `^/srv/www/a/$` applies to /a/ but not to /a/f.html).
@@ -624,7 +662,7 @@ class Model:
         for scope in self.scopes:
             if scope.vhost is not None and scope.vhost is not vhost:
                 continue
-            if self._applies(scope, url, directory, matched_dir, basename):
+            if self._applies(scope, url, walked if scope.kind == "directory" else directory, matched_dir, basename):
                 applied.append(scope)
         # Nested scopes apply only when their parent does.
         chosen = [s for s in applied if s.parent is None or s.parent in applied or s.parent.kind in ("server", "vhost")]
@@ -648,7 +686,7 @@ class Model:
             if scope.regex is not None:
                 return bool(scope.regex.search(url))
             if _has_wildcard(scope.pattern):
-                return fnmatch.fnmatchcase(url, scope.pattern) or fnmatch.fnmatchcase(url, scope.pattern.rstrip("/") + "/*")
+                return fnmatch_pathname(scope.pattern, re.sub("/+", "/", url))
             p = scope.pattern
             if p in ("", "/"):
                 return True
