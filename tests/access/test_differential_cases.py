@@ -182,6 +182,12 @@ INHERITANCE = [
     ("locationmatch", DOCROOT + "<LocationMatch \"^/c/\">\n    Order allow,deny\n    Allow from 127.0.0.2\n</LocationMatch>\n"),
     ("directorymatch", DOCROOT + "<DirectoryMatch \"^/srv/www/a/\">\n    Order deny,allow\n    Deny from 127.1\n"
      "</DirectoryMatch>\n"),
+    # httpd sorts regex <Directory> sections too by the number of "/" (counted in the regex), then by
+    # reading order: "^/srv/www/(a|c)" (3) merges before "^/srv/www/a/" (4), whose Require all granted
+    # then replaced the Require user carol (found by the explicit random generator, seed 2, index 207).
+    ("directorymatch merged by slashes", DOCROOT + "<DirectoryMatch \"^/srv/www/a/\">\n    Order allow,deny\n"
+     f"    Allow from all\n</DirectoryMatch>\n<DirectoryMatch \"^/srv/www/(a|c)\">\n{AUTH}    Require user carol\n"
+     "</DirectoryMatch>\n"),
     ("virtual host", DOCROOT + "<VirtualHost *:80>\n    DocumentRoot /srv/www\n    <Location /c>\n        Order deny,allow\n"
      "        Deny from all\n    </Location>\n</VirtualHost>\n"),
     # Without an AuthType `Require valid-user` and `Require user carol` both answer 500, so `Require user carol`

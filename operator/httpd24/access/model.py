@@ -494,6 +494,11 @@ class Scope:
         in_vhost = 1 if self.vhost is not None else 0
         if self.kind in ("directory", "htaccess"):
             return (phase, self.components(), 1 if self.kind == "htaccess" else 0, in_vhost, self.index)
+        if self.kind == "directorymatch":
+            # core_reorder_directories sorts the regex sections as well by their number of components,
+            # which for a regex is the number of "/" written in it: "^/srv/www/(a|c)" merges before
+            # "^/srv/www/a/" wherever it is written (2.2 and 2.4 alike).
+            return (phase, self.pattern.count("/"), in_vhost, self.index)
         if self.kind == "files":
             outer = self.parent
             depth = outer.components() if outer is not None and outer.kind in ("directory", "htaccess") else 0
