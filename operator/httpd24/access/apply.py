@@ -118,6 +118,27 @@ def plan_nodes(plan: ScopePlan) -> list[Node]:
     return [i.node for i in _items(scope, REMOVED_KEYS)]
 
 
+#: The Require words 2.2 compared in any case (strcasecmp in mod_authz_user for `valid-user`/`user`, in
+#: mod_authz_groupfile and mod_authz_dbm for `group`). 2.4 looks a provider up by its exact name and
+#: refuses to start on another spelling ("Unknown Authz provider: Valid-User").
+CASELESS_22 = frozenset({"valid-user", "user", "group"})
+
+
+def provider_as_24(args) -> list[str] | None:
+    """The arguments of a Require line with its provider written as 2.4 names it; None when it is already."""
+    if args and args[0].lower() in CASELESS_22 and args[0] != args[0].lower():
+        return [args[0].lower(), *args[1:]]
+    return None
+
+
+def providers_as_24(configset: ConfigSet) -> None:
+    """Write every Require provider 2.2 read in any case as 2.4 names it (HT509), in place."""
+    for document in configset.documents.values():
+        for node in document.directives():
+            if node.key == "require" and (args := provider_as_24(node.args)) is not None:
+                edit.set_args(node, args)
+
+
 class TranslationError(ValueError):
     """Some access control has no exact pure-2.4 translation (the message says where and why)."""
 
@@ -152,6 +173,7 @@ def translate(configset: ConfigSet, *, strict: bool = True) -> ConfigSet:
         if not p.stays and not nodes & written:  # a file several sections include: one text for all (plan.Sharing)
             apply_scope_plan(p)
             written |= nodes
+    providers_as_24(copy)  # the lines the plan left alone as already 2.4 too
     return copy.with_files()
 
 
@@ -292,6 +314,7 @@ def normalize_notes(configset: ConfigSet, target: Target | None = None, *,
                       for d in sharing.scopes]
     for d, text, after, remove in work:
         write_block(d, remove, text, after=after)
+    providers_as_24(copy)  # 2.2 read `Require Valid-User` as `valid-user`; 2.4 (with or without compat) refuses it
     return copy.with_files(), notes
 
 

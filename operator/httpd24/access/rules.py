@@ -5,12 +5,12 @@ from __future__ import annotations
 import posixpath
 from typing import Iterable
 
-from ..config import Liveness, Section, Target
+from ..config import Liveness, Section, Target, edit
 from ..config.target import module_identifier
 from ..engine import Applicability, Finding, Rule, Severity, register
 from . import authz22
 from . import expr as X
-from .apply import _items, apply_scope_plan, plan_nodes, REMOVED_KEYS
+from .apply import _items, apply_scope_plan, plan_nodes, provider_as_24, REMOVED_KEYS
 from .model import NATIVE_24_PROVIDERS, Effective, Model, Scope, _dir_under, build, fold, written
 from .plan import (
     Inexact,
@@ -623,6 +623,72 @@ class InvalidAccessArgument(Rule):
                        if scope.kind == "htaccess" else "httpd refuses to start")
             for item, message in scope.own.errors:
                 yield self.finding(item, f"{written(item)}: {message} ({refusal})")
+
+
+# -- HT509: a Require provider in another case --------------------------------------------------
+
+
+@register
+class RequireProviderCase(Rule):
+    """
+    ## What it does
+    Finds `Require` lines whose provider is `valid-user`, `user` or `group` written in
+    another case (`Require Valid-User`, `Require USER alice`) and writes it in lower case.
+
+    ## Why is this bad?
+    2.2's mod_authz_user and mod_authz_groupfile (and mod_authz_dbm) compared these words
+    in any case (strcasecmp). 2.4's mod_authz_core looks a provider up by its exact name
+    and refuses to start: "Unknown Authz provider: Valid-User" (in an .htaccess file,
+    every request under its directory is answered 500). Whether or not mod_access_compat
+    is loaded. The user and group names after the word keep their case: both versions
+    compare them case-sensitively.
+
+    ## Example
+    ```apache
+    <Location "/private">
+        AuthType Basic
+        AuthName private
+        AuthUserFile /etc/httpd/users
+        Require Valid-User
+    </Location>
+    ```
+
+    ## Use instead
+    ```apache
+    <Location "/private">
+        AuthType Basic
+        AuthName private
+        AuthUserFile /etc/httpd/users
+        Require valid-user
+    </Location>
+    ```
+
+    ## Fix safety
+    Safe: the word is the one 2.2 read. Only `valid-user`, `user` and `group`: 2.2 read
+    `file-owner`, `file-group` and the `ldap-*` words case-sensitively, so another spelling
+    of those never worked and is left for a person.
+    """
+
+    code = "HT509"
+    name = "require-provider-case"
+    severity = Severity.ERROR
+    summary = "Require provider in another case (Require Valid-User): 2.2 read it, 2.4 refuses to start"
+    directives = ("require",)
+    fix_availability = "always"
+    since = "0.1.0"
+
+    def check(self, ctx, item):
+        args = provider_as_24(item.args)
+        if args is None:
+            return
+        node = item.node
+        yield self.finding(
+            item,
+            f"Require {item.args[0]}: 2.2 read the provider in any case, 2.4 refuses to start "
+            f"(\"Unknown Authz provider: {item.args[0]}\"); write `{args[0]}`",
+            replacement=f"{node.name} {' '.join(edit.quote(a) for a in args)}",
+            fix=self.fix(f"write `{args[0]}`", Applicability.SAFE, lambda: edit.set_args(node, args), node),
+        )
 
 
 # -- HT507: Require lines of different 2.2 modules ---------------------------------------------
