@@ -526,6 +526,19 @@ def _dir_under(child: str, parent: str) -> bool:
     return all(c == p or fnmatch.fnmatchcase(c, p) for c, p in zip(cparts, pparts))
 
 
+def _dirs_may_meet(a: str, b: str) -> bool:
+    """Whether some directory lies at or under both ``a`` and ``b`` (either may have wildcards):
+    ``/srv/www/*/b/`` and ``/srv/www/a/`` share /srv/www/a/b/, though neither lies under the other."""
+    aparts = a.strip("/").split("/") if a.strip("/") else []
+    bparts = b.strip("/").split("/") if b.strip("/") else []
+    for x, y in zip(aparts, bparts):
+        if x == y or (_has_wildcard(x) and _has_wildcard(y)):
+            continue  # two wildcards: taken as meeting (a context too many, never one too few)
+        if not (_has_wildcard(x) and fnmatch.fnmatchcase(y, x) or _has_wildcard(y) and fnmatch.fnmatchcase(x, y)):
+            return False
+    return True
+
+
 def _has_wildcard(text: str) -> bool:
     return any(c in text for c in "*?[")
 

@@ -36,6 +36,7 @@ from .model import (
     Scope,
     WALK_GROUPS,
     _dir_under,
+    _dirs_may_meet,
     _has_wildcard,
     authenticating,
     fold,
@@ -251,7 +252,7 @@ def may_meet(a: Scope, b: Scope, model: Model) -> bool:
         return False  # a proxied Location meets no file-system section
     if ra is None or rb is None:
         return True
-    return any(_dir_under(x, y) or _dir_under(y, x) for x in ra for y in rb)
+    return any(_dirs_may_meet(x, y) for x in ra for y in rb)
 
 
 def certainly_meets(p: Scope, d: Scope, model: Model) -> bool:
