@@ -33,6 +33,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--index", type=int, default=None, help="run only configuration INDEX of the seed")
     ap.add_argument("--batch", type=int, default=25, help="configurations per server pair")
     ap.add_argument("--show", type=int, default=5, help="failures to print in full")
+    ap.add_argument("--shapes", choices=("narrow", "wide"), default="narrow",
+                    help="wide: wildcards, ~ forms, repeated sections, keywords in any case (random_config_wide)")
     args = ap.parse_args(argv)
     if find_httpd() is None:
         print("no Apache httpd 2.4 binary found (install apache2 or set HTTPD24_HTTPD)", file=sys.stderr)
@@ -49,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {done}/{total} configurations, {time.monotonic() - t0:.0f}s", flush=True)
 
     results = differential.random_run(seed, count, translate, normalize_22, start=start, batch=args.batch,
-                                      progress=progress)
+                                      progress=progress, shapes=args.shapes)
     refused = model_only = 0
     bad = []
     for i, text, r in results:
@@ -65,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
             bad.append((i, text, r))
     requests = sum(r.requests for _i, _t, r in results)
     for i, text, r in bad[: args.show] if args.index is None else bad:
-        print(f"\n=== configuration {i} (replay: hack/differential.py --seed {seed} --index {i})")
+        print(f"\n=== configuration {i} (replay: hack/differential.py --seed {seed} --index {i} --shapes {args.shapes})")
         print(text)
         print(r.format(limit=15))
         for m in differential.against_model(r, text)[:15]:

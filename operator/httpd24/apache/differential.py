@@ -83,6 +83,7 @@ __all__ = [
     "compare_many",
     "prepare",
     "random_config",
+    "random_config_wide",
     "reference_target",
     "run",
     "verify",
@@ -1266,11 +1267,195 @@ def _random_body(rng, *, auth: bool, indent: str) -> list[str]:
     return lines
 
 
-def random_configs(seed: int, count: int, start: int = 0) -> list[tuple[int, str]]:
-    """``count`` configurations of :func:`random_config`; number ``i`` depends only on (seed, i)."""
+# --- the wide generator: shapes real 2.2 configurations have that random_config leaves out ------------
+
+#: Sections random_config does not name: trailing slashes, wildcards (`*`, `?`, `[]`), the `~` forms,
+#: regexes whose number of "/" orders their merge, a Location naming a file, Files wildcards.
+_WIDE_SECTIONS = (
+    ("Directory", "/"), ("Directory", _DOCROOT), ("Directory", _DOCROOT + "/a"), ("Directory", _DOCROOT + "/a/b"),
+    ("Directory", _DOCROOT + "/c"), ("Directory", _DOCROOT + "/a/"), ("Directory", _DOCROOT + "/*"),
+    ("Directory", _DOCROOT + "/*/b"), ("Directory", _DOCROOT + "/[ac]"), ("Directory", "/srv/w*"),
+    ("Directory", _DOCROOT + "/?"), ("Directory ~", f"^{_DOCROOT}/a"), ("Directory ~", "/b$"),
+    ("DirectoryMatch", f"^{_DOCROOT}/(a|c)"), ("DirectoryMatch", f"^{_DOCROOT}/a/"),
+    ("Location", "/"), ("Location", "/a"), ("Location", "/a/"), ("Location", "/a/b"), ("Location", "/c"),
+    ("Location", "/d"), ("Location", "/a/b/f.html"), ("Location", "/c/*"), ("Location ~", "^/a/b"),
+    ("LocationMatch", "^/c/"), ("LocationMatch", "^/(a|c)"), ("LocationMatch", r"f\.html$"),
+    ("Files", "secret.txt"), ("Files", "*.txt"), ("Files", "secret.*"), ("Files", "f.html"),
+    ("Files ~", r"\.(txt|log)$"), ("FilesMatch", r"\.log$"), ("FilesMatch", r"^f\."),
+)
+_WIDE_NESTED_FILES = (("Files", "secret.txt"), ("FilesMatch", r"\.log$"), ("Files", "f.html"), ("Files", "*.txt"),
+                      ("Files ~", r"^f\."))
+#: More ``from`` words: keywords in other cases, a host name httpd reads as one ("none", as corpus files
+#: write it), masks that keep host bits, the halves of the address space.
+WIDE_ADDRESS_ITEMS = ADDRESS_ITEMS + (
+    "All", "ALL", "none", "ENV=HTTPD24_A", "Env=!HTTPD24_B", "127.0.0.1/255.255.255.255", "127.0.0.2/31",
+    "127.0.0.0/24", "LOCALHOST", "127.0.0.1/8", "env=HTTPD24_C", "env=!HTTPD24_C", "127.1.2.3/32", "0.0.0.0/1",
+    "128.0.0.0/1",
+)
+_WIDE_HOSTS = frozenset({"nohost.invalid", ".example.invalid", "localhost", "LOCALHOST", "none"})
+_WIDE_REQUIRES = _GEN_REQUIRES + ("user alice bob", "group staff admins")
+_WIDE_ORDERS = ("deny,allow", "allow,deny", "Deny,Allow", "Allow,Deny", "mutual-failure", "DENY,ALLOW", "allow,Deny")
+_WIDE_METHODS = ("POST", "POST PUT", "GET", "DELETE", "GET POST", "GET POST OPTIONS", "PUT DELETE")
+_COMPAT_LINE = re.compile(r"\s*(order|allow|deny|satisfy)\b", re.I)
+
+
+def _cased(rng, word: str, p: float = 0.2) -> str:
+    """``word`` as written, sometimes in another case: httpd reads directive names, section names,
+    ``from``, Order and Satisfy values in any case, and 2.2 read ``valid-user``/``user``/``group`` so."""
+    if rng.random() >= p:
+        return word
+    return rng.choice((word.lower(), word.upper(), word[:1].lower() + word[1:].upper()))
+
+
+def random_config_wide(rng, *, max_sections: int = 5, explicit: bool = False) -> str:
+    """One random 2.2 access-control configuration with the shapes :func:`random_config` leaves out.
+
+    Wildcard and ``~`` sections, trailing slashes, the same section written twice (merged in reading
+    order), keywords in any case, several Order/Satisfy lines (the last counts), Order after Allow,
+    more ``from`` words (:data:`WIDE_ADDRESS_ITEMS`), several or nested ``<Limit>``/``<LimitExcept>``
+    per section, Files nested in any Directory form.
+
+    ``explicit``: every section holding any of Order/Allow/Deny/Satisfy also states an Order and a
+    Satisfy of its own, ``Satisfy Any`` and AuthType only stand beside a Require of the section's own,
+    and no Require sits in a ``<Limit>``. 2.4 + mod_access_compat then answers as 2.2 (research notes
+    §5) with the original as it is: a reference that owes nothing to ``normalize_22``, whose reading of
+    the merge order the translation shares.
+    """
+    out = [f"DocumentRoot {_DOCROOT}"]
+    chosen = rng.sample(_WIDE_SECTIONS, rng.randint(1, max_sections))
+    if rng.random() < 0.25:  # the same section twice: httpd merges both, in reading order
+        chosen.insert(rng.randrange(len(chosen) + 1), rng.choice(chosen))
+    auth_outer = rng.random() < 0.3
+    for i, (kind, arg) in enumerate(chosen):
+        name, tag = _wide_tag(rng, kind, arg)
+        out.append(tag)
+        out += _wide_body(rng, auth=auth_outer and i == 0, indent="    ", explicit=explicit)
+        if kind.startswith("Directory") and rng.random() < 0.25:
+            inner, inner_tag = _wide_tag(rng, *rng.choice(_WIDE_NESTED_FILES))
+            out.append("    " + inner_tag)
+            out += _wide_body(rng, auth=False, indent="        ", explicit=explicit)
+            out.append(f"    </{inner}>")
+        out.append(f"</{name}>")
+    return "\n".join(out) + "\n"
+
+
+def _wide_tag(rng, kind: str, arg: str) -> tuple[str, str]:
+    if kind.endswith(" ~"):
+        name = _cased(rng, kind[:-2], 0.1)
+        return name, f'<{name} ~ "{arg}">'
+    name = _cased(rng, kind, 0.1)
+    return name, f'<{name} "{arg}">' if kind.endswith("Match") or rng.random() < 0.2 else f"<{name} {arg}>"
+
+
+def _wide_from(rng, verb: str) -> str:
+    items = []
+    for _ in range(rng.choice((1, 1, 1, 2, 3))):
+        item = rng.choice(WIDE_ADDRESS_ITEMS)
+        if item in _WIDE_HOSTS and rng.random() < 0.7:
+            item = rng.choice(ADDRESS_ITEMS[:10])  # host names make httpd look names up: fewer of them
+        items.append(item)
+    return f"{_cased(rng, verb)} {_cased(rng, 'from')} {' '.join(dict.fromkeys(items))}"
+
+
+def _wide_hosts(rng, indent: str) -> list[str]:
+    lines = []
+    if rng.random() < 0.8:
+        lines.append(f"{indent}{_cased(rng, 'Order')} {rng.choice(_WIDE_ORDERS)}")
+        if rng.random() < 0.1:
+            lines.append(f"{indent}{_cased(rng, 'Order')} {rng.choice(_WIDE_ORDERS)}")
+    lines += [indent + _wide_from(rng, "Allow") for _ in range(rng.choice((0, 1, 1, 2, 3)))]
+    lines += [indent + _wide_from(rng, "Deny") for _ in range(rng.choice((0, 1, 1, 2)))]
+    return lines
+
+
+def _wide_auth(rng, indent: str, require: bool = True) -> list[str]:
+    lines = [f"{indent}{_cased(rng, 'AuthType')} {rng.choice(('Basic', 'Basic', 'basic'))}",
+             f'{indent}AuthName "restricted"', f"{indent}AuthUserFile /etc/httpd/users"]
+    req = rng.choice(_WIDE_REQUIRES)
+    if "group" in req or rng.random() < 0.3:
+        lines.append(indent + "AuthGroupFile /etc/httpd/groups")
+    if require:
+        word, _, rest = req.partition(" ")
+        lines.append(f"{indent}{_cased(rng, 'Require', 0.15)} {' '.join(x for x in (_cased(rng, word, 0.1), rest) if x)}")
+    return lines
+
+
+def _wide_limit(rng, indent: str, has_authtype: bool, explicit: bool) -> list[str]:
+    kind = _cased(rng, rng.choice(("Limit", "LimitExcept")), 0.15)
+    inner = indent + "    "
+    body: list[str] = []
+    if rng.random() < 0.6:
+        body += _wide_hosts(rng, inner)
+    if rng.random() < 0.4 and not explicit:
+        body.append(inner + "Require " + rng.choice(("valid-user", "user alice", "group admins")))
+        if not has_authtype:
+            body[:0] = _wide_auth(rng, inner, require=False)
+    if rng.random() < 0.25:
+        body.append(f"{inner}{_cased(rng, 'Satisfy')} {rng.choice(('Any', 'All', 'any'))}")
+    if not body:
+        body = [inner + "Order deny,allow", inner + "Deny from all"]
+    return [f"{indent}<{kind} {rng.choice(_WIDE_METHODS)}>", *body, f"{indent}</{kind}>"]
+
+
+def _wide_body(rng, *, auth: bool, indent: str, explicit: bool) -> list[str]:
+    lines: list[str] = []
+    if rng.random() < 0.6:
+        lines += _wide_hosts(rng, indent)
+    if rng.random() < 0.35:
+        lines.append(f"{indent}{_cased(rng, 'Satisfy')} {rng.choice(('Any', 'All', 'any', 'ALL'))}")
+        if rng.random() < 0.1:
+            lines.append(f"{indent}Satisfy {rng.choice(('Any', 'All'))}")
+    r = rng.random()
+    if auth or r < 0.35:
+        lines += _wide_auth(rng, indent)
+    elif r < 0.45:  # Require only: AuthType comes from an enclosing section (or is missing)
+        req = rng.choice(_WIDE_REQUIRES)
+        if "group" in req:
+            lines.append(indent + "AuthGroupFile /etc/httpd/groups")
+        lines.append(indent + "Require " + req)
+    elif r < 0.5:
+        lines += _wide_auth(rng, indent, require=False)
+    if rng.random() < 0.2:
+        rng.shuffle(lines)  # Order after Allow, Require before AuthType ...
+    if rng.random() < 0.2:
+        has_authtype = any(line.strip().lower().startswith("authtype") for line in lines)
+        for _ in range(rng.choice((1, 1, 2))):
+            lines += _wide_limit(rng, indent, has_authtype, explicit)
+    return _explicit(rng, lines, indent) if explicit else lines
+
+
+def _explicit(rng, lines: list[str], indent: str) -> list[str]:
+    """A section's lines with what 2.2 inherited stated (see :func:`random_config_wide`)."""
+    top = [line for line in lines if line.startswith(indent) and not line.startswith(indent + " ")]
+    has_require = any(re.match(r"\s*require\b", line, re.I) for line in top)
+    out = []
+    for line in lines:
+        if not has_require and re.match(r"\s*authtype\b", line, re.I):
+            continue
+        if not has_require and re.match(r"\s*satisfy\s+any", line, re.I):
+            line = re.sub(r"(?i)any", "All", line)
+        out.append(line)
+    if any(_COMPAT_LINE.match(line) for line in out):
+        if not any(re.match(r"\s*order\b", line, re.I) for line in top):
+            out.insert(0, f"{indent}Order {rng.choice(_WIDE_ORDERS)}")
+        if not any(re.match(r"\s*satisfy\b", line, re.I) for line in top):
+            out.insert(0, f"{indent}Satisfy {'Any' if has_require and rng.random() < 0.4 else 'All'}")
+    return out
+
+
+def random_configs(seed: int, count: int, start: int = 0, *, shapes: str = "narrow") -> list[tuple[int, str]]:
+    """``count`` configurations; number ``i`` depends only on (seed, i, shapes).
+
+    ``shapes``: "narrow" (:func:`random_config`), "wide" or "explicit" (:func:`random_config_wide`).
+    """
     import random
 
-    return [(i, random_config(random.Random(f"{seed}:{i}"))) for i in range(start, start + count)]
+    if shapes == "narrow":
+        return [(i, random_config(random.Random(f"{seed}:{i}"))) for i in range(start, start + count)]
+    if shapes not in ("wide", "explicit"):
+        raise ValueError(f"unknown shapes {shapes!r}")
+    return [(i, random_config_wide(random.Random(f"{seed}:{shapes}:{i}"), explicit=shapes == "explicit"))
+            for i in range(start, start + count)]
 
 
 def random_run(
@@ -1283,13 +1468,14 @@ def random_run(
     batch: int = 25,
     httpd: Httpd | None = None,
     progress: Callable[[int, int], None] | None = None,
+    shapes: str = "narrow",
 ) -> list[tuple[int, str, VerifyReport]]:
     """Translate and verify random configurations; returns (index, original text, report) of every one.
 
     A translator or normaliser that raises counts as a failure of that
-    configuration (its message becomes the start-up error).
+    configuration (its message becomes the start-up error). ``shapes``: see :func:`random_configs`.
     """
-    items = random_configs(seed, count, start)
+    items = random_configs(seed, count, start, shapes=shapes)
     out: list[tuple[int, str, VerifyReport]] = []
     for b in range(0, len(items), batch):
         chunk = items[b:b + batch]

@@ -1,0 +1,131 @@
+"""Random 2.2 configurations in the shapes test_differential_random's generator leaves out, proven on apache2.
+
+``differential.random_config_wide``: wildcard and ``~`` sections, trailing slashes, a section written twice,
+keywords in any case (`order Deny,Allow`, `ALLOW FROM`, `Require Valid-User`), several Order/Satisfy
+lines, Order after Allow, more ``from`` words, several ``<Limit>`` per section. It found three errors the
+narrow generator could not (a wildcard <Location> and a <Directory> meeting a file, regex <Directory>
+sections merged by their number of slashes, `Require Valid-User` left for 2.4 to refuse).
+
+Two proofs. The first is test_differential_random's (reference: normalize_22 of the original). The second
+owes nothing to normalize_22: the "explicit" configurations state in every section what 2.2 inherited
+there, so the original itself, on 2.4 + mod_access_compat, is 2.2's answer (research notes §5). The merge
+order of regex sections was wrong in the model that both normalize_22 and the translation read, so only
+this second proof saw it.
+
+``HTTPD24_SEED`` as for test_differential_random; ``HTTPD24_WIDE_COUNT`` and ``HTTPD24_EXPLICIT_COUNT``
+change the counts. Replay one with ``hack/differential.py --shapes wide --seed S --index I``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+
+import pytest
+
+from httpd24.apache import differential
+from httpd24.config import ConfigSet
+from test_differential_random import SEED
+
+pytestmark = pytest.mark.apache
+
+WIDE_COUNT = int(os.environ.get("HTTPD24_WIDE_COUNT") or 120)
+EXPLICIT_COUNT = int(os.environ.get("HTTPD24_EXPLICIT_COUNT") or 50)
+
+
+def configset(text: str) -> ConfigSet:
+    return ConfigSet.from_mapping({"httpd.conf": text}, entry="httpd.conf")
+
+
+def test_wide_generator_is_seeded_and_varied():
+    a = differential.random_configs(SEED, 200, shapes="wide")
+    assert a[7:10] == differential.random_configs(SEED, 3, start=7, shapes="wide")
+    assert a != differential.random_configs(SEED, 200, shapes="explicit")
+    text = "\n".join(t for _i, t in a)
+    for needle in ('<Directory ~ "', "/*>", "/srv/www/a/>", '<Location "/c/*">', "<Files *.txt>", "<LimitExcept",
+                   "ALLOW", " fROM ", "Order DENY,ALLOW", "127.0.0.2/31", "none"):
+        assert needle in text, needle
+    assert re.search(r"(?i:require) (?!(?:valid-user|user|group)\b)(?i:valid-user|user|group)\b", text)  # another case
+    assert any(t.count("<Limit") >= 2 for _i, t in a)
+    assert len({t for _i, t in a}) >= 190
+
+
+def test_explicit_configurations_state_what_they_inherit():
+    for _i, text in differential.random_configs(SEED, 100, shapes="explicit"):
+        for section in re.split(r"\n(?=<[A-Za-z])", text)[1:]:
+            top = [line.strip().lower() for line in section.splitlines()[1:] if re.match(r" {4}\S", line)]
+            if any(re.match(r"(order|allow|deny|satisfy)\b", line) for line in top):
+                assert any(line.startswith("order") for line in top) and any(line.startswith("satisfy") for line in top)
+            if not any(line.startswith("require") for line in top):
+                assert not any(line.startswith(("authtype", "satisfy any")) for line in top), section
+
+
+def test_wide_translations_match(httpd, access, capsys):
+    """As test_differential_random.test_random_translations_match: proven where normalize_22 makes 2.2's
+    inheritance explicit, held to the 2.2 model elsewhere, refusals counted (HT501 without a fix)."""
+    configs = dict(differential.random_configs(SEED, WIDE_COUNT, shapes="wide"))
+    refused, unproven = set(), set()
+    for index, text in configs.items():
+        cs = configset(text)
+        if access.normalize_notes(cs)[1]:
+            unproven.add(index)
+        try:
+            access.translate(cs)
+        except access.TranslationError:
+            refused.add(index)
+    t0 = time.monotonic()
+    results = differential.random_run(SEED, WIDE_COUNT, access.translate, access.normalize_22, httpd=httpd,
+                                      shapes="wide")
+    proven = [(i, t, r) for i, t, r in results if i not in refused and i not in unproven]
+    checked = [(i, t, r) for i, t, r in results if i in unproven - refused]
+    bad = [(i, t, r.format(limit=8)) for i, t, r in proven + checked
+           if not r.ok and (i not in unproven or r.reference_error or r.candidate_error)]
+    bad += [(i, t, "not as the 2.2 model says:\n" + "\n".join(map(str, wrong[:8])))
+            for i, t, r in proven + checked
+            if (r.ok or i in unproven) and (wrong := differential.against_model(r, t))]
+    with capsys.disabled():
+        print(f"\n[differential wide] HTTPD24_SEED={SEED} HTTPD24_WIDE_COUNT={WIDE_COUNT}: {len(proven)} proven, "
+              f"{len(refused)} refused, {len(checked)} against the 2.2 model only, {time.monotonic() - t0:.0f}s")
+    if bad:
+        pytest.fail(f"seed={SEED}: {len(bad)} wide configurations answer otherwise than 2.2:\n\n" + "\n\n".join(
+            f"configuration {i} (hack/differential.py --shapes wide --seed {SEED} --index {i}):\n{t}\n{what}"
+            for i, t, what in bad[:4]), pytrace=False)
+    # Wildcards and regexes meet many paths: more is refused than of the narrow shapes (about half).
+    assert len(proven) * 4 > WIDE_COUNT, f"only {len(proven)} of {WIDE_COUNT} configurations could be proven"
+
+
+def test_explicit_originals_are_their_own_reference(httpd, access):
+    """The translation (without mod_access_compat) and normalize_22 (with it) answer as the original does
+    on 2.4 + mod_access_compat, which is 2.2's answer for these configurations."""
+    translated, normalized, refused = [], [], 0
+    for index, text in differential.random_configs(SEED, EXPLICIT_COUNT, shapes="explicit"):
+        original = configset(text)
+        access.apply.providers_as_24(original)  # `Require USER`: 2.2 read it, 2.4 refuses to start on it
+        label = f"seed={SEED} index={index} (explicit)\n{text}"
+        normalized.append(differential.Case(label, original, access.normalize_22(configset(text))))
+        try:
+            translated.append(differential.Case(label, original, access.translate(configset(text))))
+        except access.TranslationError:
+            refused += 1
+    bad = [r for r in differential.compare_many(translated, httpd=httpd) if not r.ok]
+    bad += [r for r in differential.compare_many(normalized, httpd=httpd, candidate_compat=True) if not r.ok]
+    assert not bad, "\n\n".join(f"{r.name}\n{r.format(limit=8)}" for r in bad[:3])
+    assert refused * 2 < EXPLICIT_COUNT, f"{refused} of {EXPLICIT_COUNT} refused"
+
+
+def test_refused_wide_translations_are_reported_for_a_person(access):
+    """Every section the translator refuses gets a finding without a fix that names it (HT501, HT504 or
+    HT507), as for the narrow shapes (test_differential_random)."""
+    from httpd24.engine import lint
+
+    for index, text in differential.random_configs(SEED, 60, shapes="wide"):
+        try:
+            access.translate(configset(text))
+        except access.TranslationError as error:
+            findings = lint(configset(text), select=["HT501", "HT504", "HT507"])
+            refused = re.findall(r"httpd\.conf:\d+: (<[^>]*>): ", str(error))
+            assert refused, str(error)
+            for label in refused:
+                assert any(f.message.startswith(f"{label}:") and not f.fixable for f in findings), (
+                    f"index {index}: {label} was refused but not reported for a person")
