@@ -376,6 +376,11 @@ DocumentRoot /srv/www
 WILDCARDS_24 = {
     "location-wildcard": "DocumentRoot /srv/www\n<Directory /srv/www/c/sub>\n</Directory>\n"
                          "<Location /c/*>\n    Require all denied\n</Location>\n",
+    # Equal numbers of "/" (4): httpd merges them in reading order, so /a/ is denied. The harness moves paths
+    # below its own root, which adds "/" to an anchored regex only: it must add as many to the others.
+    "directorymatch-unanchored": "DocumentRoot /srv/www\n<DirectoryMatch \"^/srv/www/a/\">\n    Require all granted\n"
+                                 "</DirectoryMatch>\n<DirectoryMatch \"/srv/www/a/\">\n    Require all denied\n"
+                                 "</DirectoryMatch>\n",
     "directory-wildcard-meets-files": "DocumentRoot /srv/www\n<Directory /srv/www/a/b>\n</Directory>\n"
                                       "<Files secret.txt>\n</Files>\n<Directory /srv/www/*>\n    Require all denied\n"
                                       "</Directory>\n",

@@ -373,9 +373,14 @@ class _Extractor:
         return self.fs_root + path
 
     def fs_regex(self, regex: str) -> str:
+        """The regex of a <DirectoryMatch> for paths moved below the fs root.
+
+        httpd merges regex sections in the order of the "/" written in them (then reading order), so a
+        regex left as it is gets, ahead of it, a lookahead that always holds and holds as many "/" as
+        the root added to the anchored ones: the order stays the original's."""
         if regex.startswith("^/"):
             return "^" + re.escape(self.fs_root) + regex[1:]
-        return regex
+        return "(?=|" + "/" * self.fs_root.count("/") + ")" + regex
 
     def units(self, cs: ConfigSet) -> list[tuple[str, _Unit]]:
         nodes = _inline(cs)
