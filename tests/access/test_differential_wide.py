@@ -43,7 +43,7 @@ def test_wide_generator_is_seeded_and_varied():
     assert a[7:10] == differential.random_configs(SEED, 3, start=7, shapes="wide")
     assert a != differential.random_configs(SEED, 200, shapes="explicit")
     text = "\n".join(t for _i, t in a)
-    for needle in ('<Directory ~ "', "/*>", "/srv/www/a/>", '<Location "/c/*">', "<Files *.txt>", "<LimitExcept",
+    for needle in ('<Directory ~ "', "/*>", "/srv/www/a/>", "/c/*", "<Files *.txt>", "<LimitExcept",
                    "ALLOW", " fROM ", "Order DENY,ALLOW", "127.0.0.2/31", "none"):
         assert needle in text, needle
     assert re.search(r"(?i:require) (?!(?:valid-user|user|group)\b)(?i:valid-user|user|group)\b", text)  # another case

@@ -1275,13 +1275,13 @@ def _random_body(rng, *, auth: bool, indent: str) -> list[str]:
 # --- the wide generator: shapes real 2.2 configurations have that random_config leaves out ------------
 
 #: Sections random_config does not name: trailing slashes, wildcards (`*`, `?`, `[]`), the `~` forms,
-#: regexes whose number of "/" orders their merge, a Location naming a file, Files wildcards.
+#: regexes (anchored or not) whose number of "/" orders their merge, a Location naming a file, Files wildcards.
 _WIDE_SECTIONS = (
     ("Directory", "/"), ("Directory", _DOCROOT), ("Directory", _DOCROOT + "/a"), ("Directory", _DOCROOT + "/a/b"),
     ("Directory", _DOCROOT + "/c"), ("Directory", _DOCROOT + "/a/"), ("Directory", _DOCROOT + "/*"),
     ("Directory", _DOCROOT + "/*/b"), ("Directory", _DOCROOT + "/[ac]"), ("Directory", "/srv/w*"),
     ("Directory", _DOCROOT + "/?"), ("Directory ~", f"^{_DOCROOT}/a"), ("Directory ~", "/b$"),
-    ("DirectoryMatch", f"^{_DOCROOT}/(a|c)"), ("DirectoryMatch", f"^{_DOCROOT}/a/"),
+    ("DirectoryMatch", f"^{_DOCROOT}/(a|c)"), ("DirectoryMatch", f"^{_DOCROOT}/a/"), ("DirectoryMatch", f"{_DOCROOT}/c"),
     ("Location", "/"), ("Location", "/a"), ("Location", "/a/"), ("Location", "/a/b"), ("Location", "/c"),
     ("Location", "/d"), ("Location", "/a/b/f.html"), ("Location", "/c/*"), ("Location ~", "^/a/b"),
     ("LocationMatch", "^/c/"), ("LocationMatch", "^/(a|c)"), ("LocationMatch", r"f\.html$"),
