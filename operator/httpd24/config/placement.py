@@ -101,8 +101,8 @@ def refusal(section: Section, context: Sequence[Section], htaccess: bool = False
             return None
         where, says = ((f"at the level of {_at(parent)}", f"{name} not allowed in <{parent.name}> context")
                        if parent is not None else ("at the server level", f"{name} not allowed here"))
-        return Refusal(where, says, f"it narrows the access lines of a <Directory>, <Location>, <Files> or <Proxy> "
-                       f"section to some methods: move it into the section it was meant for", only_24, htaccess)
+        return Refusal(where, says, "it narrows the access lines of a <Directory>, <Location>, <Files> or <Proxy> "
+                       "section to some methods: move it into the section it was meant for", only_24, htaccess)
     # <Files>, <FilesMatch>, <If>, <ElseIf>, <Else>: per-directory sections with checks of their own.
     limiting = next((s for s in reversed(standing) if s.key in LIMITING), None)
     if limiting is not None:
