@@ -37,3 +37,19 @@ def self_signed(directory, subject: str = "/CN=localhost") -> tuple[str, str]:
     subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", subject, "-days", "2",
                     "-keyout", key, "-out", cert], check=True, capture_output=True, timeout=60)
     return cert, key
+
+
+def configtest_tree(httpd: Httpd, root):
+    """``httpd -t`` on ``root``/httpd.conf inside a minimal server config whose run files sit beside ``root``
+    (not in it), so the tree under test holds only what the test wrote: what Include sees is what httpd sees."""
+    import subprocess
+
+    from httpd24.apache import server_config
+
+    run_dir = root.parent / "run"
+    run_dir.mkdir(exist_ok=True)
+    main = run_dir / "main.conf"
+    main.write_text(server_config([], server_root=root, listen=[], pid_file=run_dir / "pid",
+                                  error_log=run_dir / "error_log", include=str(root / "httpd.conf"), httpd=httpd))
+    return subprocess.run([httpd.binary, "-t", "-f", str(main)], env=httpd.env(run_dir), capture_output=True,
+                          text=True, timeout=60)

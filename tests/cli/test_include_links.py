@@ -9,13 +9,11 @@ symbolic links"). A link loop elsewhere (in the directory a site serves) is none
 
 from __future__ import annotations
 
-import subprocess
 
 import pytest
-from apache_fixture import httpd  # noqa: F401
+from apache_fixture import configtest_tree, httpd  # noqa: F401
 
 from clirun import run, run_limited
-from httpd24.apache import server_config
 
 
 def codes(out: str) -> list[tuple[str, str]]:
@@ -44,21 +42,11 @@ def _write(root, include: str) -> None:
                                      f"{include}\n")
 
 
-def _httpd_t(httpd, root) -> subprocess.CompletedProcess:  # noqa: F811
-    run_dir = root.parent / "run"
-    run_dir.mkdir(exist_ok=True)
-    main = run_dir / "main.conf"
-    main.write_text(server_config([], server_root=root, listen=[], pid_file=run_dir / "pid",
-                                  error_log=run_dir / "error_log", include=str(root / "httpd.conf"), httpd=httpd))
-    return subprocess.run([httpd.binary, "-t", "-f", str(main)], env=httpd.env(run_dir), capture_output=True,
-                          text=True, timeout=60)
-
-
 def test_a_wildcard_through_a_loop_link_written_out_is_no_ht403(tree, httpd):  # noqa: F811
     """The fuzzer's case: the directory given read conf.d/a.conf, but not as conf.d/self/a.conf (the loop is
     not walked), so `Include conf.d/self/*.conf` matched no name and HT403 claimed httpd would not start."""
     _write(tree, "Include conf.d/self/*.conf")
-    assert _httpd_t(httpd, tree).returncode == 0
+    assert configtest_tree(httpd, tree).returncode == 0
     for given in (tree, tree / "httpd.conf"):
         code, out, err = run("lint", "--select", "HT101,HT403", str(given))
         # Given the file, it is read as httpd opens it (through the link); given the directory, as the file it is.
@@ -73,7 +61,7 @@ def test_a_wildcard_before_the_last_component_matches_no_link(tree, httpd, inclu
     matches no link there: "No matches for the wildcard '*'", so HT403 is right, file or directory given."""
     (tree / "linked").symlink_to("other")
     _write(tree, include.replace("*/x.conf", "l*/x.conf"))
-    result = _httpd_t(httpd, tree)
+    result = configtest_tree(httpd, tree)
     assert result.returncode != 0 and "No matches for the wildcard" in result.stderr, result.stderr
     for given in (tree, tree / "httpd.conf"):
         code, out, err = run("lint", "--select", "HT403", str(given))
@@ -95,7 +83,7 @@ def test_wildcards_over_loops_end_at_once(tree):
 def test_an_include_of_a_directory_holding_a_loop_is_an_error_at_its_line(tree, httpd, include):  # noqa: F811
     """httpd reads the directory through the link again and again until the path has too many links."""
     _write(tree, include)
-    result = _httpd_t(httpd, tree)
+    result = configtest_tree(httpd, tree)
     assert result.returncode != 0 and "Too many levels of symbolic links" in result.stderr, result.stderr
     for given in (tree, tree / "httpd.conf"):
         done = run_limited("lint", "--select", "HT101", str(given))
@@ -109,7 +97,7 @@ def test_an_include_optional_of_a_directory_holding_a_loop_is_no_error(tree, htt
     """IncludeOptional passes over the file it cannot open once the path has too many links: httpd starts
     (having read conf.d/a.conf forty times). The loop is named, not followed, and no error."""
     _write(tree, "IncludeOptional conf.d/")
-    assert _httpd_t(httpd, tree).returncode == 0
+    assert configtest_tree(httpd, tree).returncode == 0
     for given in (tree, tree / "httpd.conf"):
         done = run_limited("lint", "--select", "HT101", str(given))
         assert done.returncode == 0 and " error: " not in done.stderr, (given, done.stderr)
@@ -118,7 +106,7 @@ def test_an_include_optional_of_a_directory_holding_a_loop_is_no_error(tree, htt
 
 def test_a_loop_in_the_served_directory_is_none_of_the_configurations_business(tree, httpd):  # noqa: F811
     _write(tree, "Include conf.d/*.conf")
-    assert _httpd_t(httpd, tree).returncode == 0
+    assert configtest_tree(httpd, tree).returncode == 0
     for given in (tree, tree / "httpd.conf"):
         done = run_limited("lint", "--select", "HT101,HT403", str(given))
         assert done.returncode == 0 and (f"{tree}/conf.d/a.conf:1", "HT101") in codes(done.stdout), done.stderr

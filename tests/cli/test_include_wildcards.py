@@ -12,14 +12,12 @@ from __future__ import annotations
 
 import copy
 import json
-import subprocess
 
 import pytest
 import yaml
-from apache_fixture import httpd  # noqa: F401
+from apache_fixture import configtest_tree, httpd  # noqa: F401
 
 from clirun import run
-from httpd24.apache import server_config
 from httpd24.k8s import review
 
 
@@ -39,16 +37,6 @@ def _tree(root, include: str, files: dict) -> None:
             where.parent.mkdir(parents=True, exist_ok=True)
             where.write_text(text)
     (root / "httpd.conf").write_text(f"ServerRoot {root}\nServerName x\n{include}\n")
-
-
-def _httpd_t(httpd, root) -> subprocess.CompletedProcess:  # noqa: F811
-    run_dir = root.parent / "run"
-    run_dir.mkdir(exist_ok=True)
-    main = run_dir / "main.conf"
-    main.write_text(server_config([], server_root=root, listen=[], pid_file=run_dir / "pid",
-                                  error_log=run_dir / "error_log", include=str(root / "httpd.conf"), httpd=httpd))
-    return subprocess.run([httpd.binary, "-t", "-f", str(main)], env=httpd.env(run_dir), capture_output=True,
-                          text=True, timeout=60)
 
 
 SITE = "ServerAdmin a@example.org\n"
@@ -84,7 +72,7 @@ def test_a_directory_the_wildcard_matches_without_what_follows_is_an_error(tmp_p
     include, files, says, what, add = FAILING[case]
     root = tmp_path / "root"
     _tree(root, include, files)
-    result = _httpd_t(httpd, root)
+    result = configtest_tree(httpd, root)
     assert result.returncode != 0 and says.replace("ROOT", str(root)) in result.stderr, result.stderr
     for given in (root, root / "httpd.conf"):
         code, out, err = run("lint", "--select", "HT403", str(given))
@@ -95,7 +83,7 @@ def test_a_directory_the_wildcard_matches_without_what_follows_is_an_error(tmp_p
     # Its fix makes a configuration httpd starts.
     code, out, err = run("migrate", "--select", "HT403", "--write", str(root / "httpd.conf"))
     assert "IncludeOptional" in (root / "httpd.conf").read_text(), (out, err)
-    assert _httpd_t(httpd, root).returncode == 0
+    assert configtest_tree(httpd, root).returncode == 0
 
 
 def test_every_directory_without_the_file_is_counted(tmp_path, httpd):  # noqa: F811
@@ -103,7 +91,7 @@ def test_every_directory_without_the_file_is_counted(tmp_path, httpd):  # noqa: 
     _tree(root, "Include conf.d/*/x.conf",
           {"conf.d/a/x.conf": SITE, "conf.d/b": None, "conf.d/c": None, "conf.d/d": None, "conf.d/e": None,
            "conf.d/f": None})
-    assert _httpd_t(httpd, root).returncode != 0
+    assert configtest_tree(httpd, root).returncode != 0
     for given in (root, root / "httpd.conf"):
         code, out, err = run("lint", "--select", "HT403", str(given))
         assert "conf.d/b has no x.conf" in out and "(4 more: conf.d/c, conf.d/d, conf.d/e, ...)" in out, out
@@ -125,7 +113,7 @@ def test_what_httpd_starts_with_is_no_error(tmp_path, httpd, case):  # noqa: F81
     include, files = PASSING[case]
     root = tmp_path / "root"
     _tree(root, include, files)
-    result = _httpd_t(httpd, root)
+    result = configtest_tree(httpd, root)
     assert result.returncode == 0, result.stderr
     for given in (root, root / "httpd.conf"):
         code, out, err = run("lint", "--select", "HT403", str(given))
@@ -138,7 +126,7 @@ def test_a_link_the_wildcard_does_not_match_needs_no_file(tmp_path, httpd):  # n
     root = tmp_path / "root"
     _tree(root, "Include conf.d/*/x.conf", {"conf.d/a/x.conf": SITE, "elsewhere": None})
     (root / "conf.d" / "link").symlink_to(root / "elsewhere")
-    assert _httpd_t(httpd, root).returncode == 0
+    assert configtest_tree(httpd, root).returncode == 0
     for given in (root, root / "httpd.conf"):
         code, out, err = run("lint", "--select", "HT403", str(given))
         assert code == 0 and out == "", (given, out, err)
@@ -190,7 +178,7 @@ def test_a_page_an_include_matches_is_read_and_its_error_said_file_or_directory_
     parse error came with that same HT403."""
     root = tmp_path / "root"
     _tree(root, f"DocumentRoot {root}/htdocs\nInclude htdocs/*.html", {"htdocs/index.html": PAGE})
-    result = _httpd_t(httpd, root)
+    result = configtest_tree(httpd, root)
     assert result.returncode != 0, result.stderr
     assert (f"Syntax error on line 3 of {root}/htdocs/index.html: Expected </body>hello</body> but saw </html>"
             in result.stderr), result.stderr
