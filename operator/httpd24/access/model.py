@@ -556,7 +556,8 @@ def _pathname_regex(pattern: str) -> re.Pattern[str]:
         elif c == "\\" and i + 1 < len(pattern):
             i += 1
             out.append(re.escape(pattern[i]))
-        elif c == "[" and (end := pattern.find("]", i + 2 if pattern[i + 1:i + 2] in ("!", "^") else i + 1)) > i:
+        elif c == "[" and (end := pattern.find("]", i + (3 if pattern[i + 1:i + 2] in ("!", "^") else 2))) > i:
+            # a "]" right after "[" (or "[!") belongs to the set; a "[" without its "]" is itself
             body = pattern[i + 1:end]
             negate = body[:1] in ("!", "^")
             body = "".join("\\" + ch if ch in "\\^[]" else ch for ch in (body[1:] if negate else body))
