@@ -262,3 +262,16 @@ def test_what_a_migration_remembers_of_its_input_decides_how_later_passes_read()
     assert build(cs).mode == "compat"
     assert build(cs, on_24=False).mode == "2.2"  # a later pass of a migration whose input was 2.2
     assert build(cs, on_24=True).mode == "compat"
+
+
+@pytest.mark.parametrize(
+    ("pattern", "url", "meets"),
+    [("/c/*", "/c/w", True), ("/c/*", "/c/w/f.html", False), ("/c/*", "/c", False), ("/c/?", "/c//", False),
+     ("/c/[ab]", "/c/a", True), ("/c/[!ab]", "/c/a", False), ("/c/[!ab]", "/c/x", True), ("/c/[]a]", "/c/]", True),
+     ("/c/[", "/c/[", True), ("/c/\\*", "/c/*", True), ("/c/\\*", "/c/w", False)],
+)
+def test_wildcard_location_matches_as_apr_fnmatch_pathname(pattern, url, meets):
+    """A wildcard <Location> is matched whole, and no wildcard crosses a "/" (APR_FNM_PATHNAME)."""
+    from httpd24.access.model import fnmatch_pathname
+
+    assert fnmatch_pathname(pattern, url) is meets
