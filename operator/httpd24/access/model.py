@@ -501,9 +501,11 @@ class Scope:
             return (phase, self.pattern.count("/"), in_vhost, self.index)
         if self.kind == "files":
             outer = self.parent
-            depth = outer.components() if outer is not None and outer.kind in ("directory", "htaccess") else 0
-            nested = 0 if outer is None or outer.kind in ("server", "vhost") else 1
-            return (phase, nested, in_vhost if not nested else 0, depth, self.index)
+            if outer is None or outer.kind in ("server", "vhost"):
+                return (phase, 0, in_vhost, self.index)
+            # Nested: core's merge appends a section's <Files> to those merged before it, so they merge
+            # in the order of the sections holding them (a <DirectoryMatch>'s after every <Directory>'s).
+            return (phase, 1, outer.merge_key(), self.index)
         return (phase, in_vhost, self.index)
 
 
