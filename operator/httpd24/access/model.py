@@ -777,10 +777,6 @@ def _outside_a_section(scope: Scope, item: Item) -> bool:
     return scope.kind in ("server", "vhost") and not any(s.key in ("if", "elseif", "else") for s in item.context)
 
 
-def _is_htaccess(name: str) -> bool:
-    return posixpath.basename(name).endswith("htaccess")
-
-
 def _compile(pattern: str) -> re.Pattern[str] | None:
     try:
         return re.compile(pattern)
@@ -849,7 +845,7 @@ class Builder:
 
     def scope_for(self, section: Section | None, vhost: Section | None, item: Item) -> Scope:
         if section is None:
-            if _is_htaccess(item.file) and vhost is None and not item.via:
+            if is_htaccess(item.file, item.via) and vhost is None:
                 # Its lines inside <Limit> or <IfModule> are its own too (item.context holds those).
                 key: object = ("htaccess", item.file)
                 if key not in self.scopes:
