@@ -200,3 +200,53 @@ def test_a_key_an_include_matches_that_does_not_parse_is_its_error_not_ht403(tmp
     code, out, err = run("lint", "--isolated", "cm.yaml", cwd=tmp_path)
     assert code == 2 and "HT403" not in out, (out, err)
     assert "cm.yaml[default/web]:index.html:3:1: error: expected </body>hello</body>" in err, err
+
+
+# -- a wildcard with a trailing slash: `Include conf.d/*/` -------------------------------------------------------------
+#: httpd's walk takes the empty component after the slash as one more to follow, so the wildcard keeps only real
+#: directories (not files, not links to directories) and each is read whole, every file below it (dot files too, as
+#: `Include conf.d/a/` reads them). (Include, files, links (name -> target), whether httpd starts, the files it reads)
+TRAILING = {
+    "directories only, a file beside them is not read": (
+        "Include conf.d/*/", {"conf.d/a/x.conf": SITE, "conf.d/z.conf": "Bogus1\n"}, {}, True, ["conf.d/a/x.conf"]),
+    "every file below a directory, deep ones and dot files too": (
+        "Include conf.d/*/", {"conf.d/a/deep/x.conf": SITE, "conf.d/a/.hidden": SITE}, {}, True,
+        ["conf.d/a/.hidden", "conf.d/a/deep/x.conf"]),
+    "an empty directory is no error": ("Include conf.d/*/", {"conf.d/a": None}, {}, True, []),
+    "a file named like a directory is not read": (
+        "Include conf.d/*.d/", {"conf.d/x.d": "Bogus2\n", "conf.d/y.d/s.conf": SITE}, {}, True, ["conf.d/y.d/s.conf"]),
+    "files only: no directory matches": ("Include conf.d/*/", {"conf.d/z.conf": SITE}, {}, False, []),
+    "a link to a directory is not matched": (
+        "Include conf.d/*/", {"real/x.conf": SITE, "conf.d": None}, {"conf.d/l": "../real"}, False, []),
+    "IncludeOptional, no directory": ("IncludeOptional conf.d/*/", {"conf.d/z.conf": SITE}, {}, True, []),
+}
+
+
+@pytest.mark.parametrize("case", TRAILING)
+def test_a_wildcard_with_a_trailing_slash_reads_what_httpd_reads(tmp_path, httpd, case):  # noqa: F811
+    from httpd24 import inputs
+
+    include, files, links, starts, read = TRAILING[case]
+    root = tmp_path / "root"
+    _tree(root, include, files)
+    for name, target in links.items():
+        (root / name).symlink_to(target)
+    result = configtest_tree(httpd, root)
+    assert (result.returncode == 0) is starts, result.stderr
+    if not starts:
+        assert f"No matches for the wildcard '*' in '{root}/conf.d', failing" in result.stderr, result.stderr
+    for given in (root, root / "httpd.conf"):
+        [source] = inputs.load(str(given))
+        view = source.configset.view()
+        reached = sorted({item.file for item in view.items if not item.unread} - {"httpd.conf"})
+        assert reached == read, (given, reached)
+        code, out, err = run("lint", "--isolated", str(given))
+        assert "Bogus" not in out, (given, out)  # a file httpd does not read is no configuration of its
+        if starts:
+            assert code == 0 and out == "", (given, out, err)
+        else:
+            assert code == 1 and codes(out) == [(f"{root}/httpd.conf:3", "HT403")], (given, out, err)
+            assert "no directory in conf.d matches *" in out and "IncludeOptional" in out, (given, out)
+    if not starts:  # its fix makes a configuration httpd starts
+        run("migrate", "--select", "HT403", "--write", str(root / "httpd.conf"))
+        assert configtest_tree(httpd, root).returncode == 0

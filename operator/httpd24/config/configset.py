@@ -161,7 +161,7 @@ class ConfigSet:
         #: The directory on disk the set's relative names are in, when it was read from a disk: what an
         #: Include's wildcard reaches there is what httpd finds (:meth:`include_gaps`), empty directories too.
         self.disk_root: str | None = None
-        self._gaps: dict[str, list[IncludeGap]] = {}
+        self._gaps: dict[str, list[IncludeGap] | None] = {}
 
     # -- building ---------------------------------------------------------------------------
     @classmethod
@@ -259,7 +259,7 @@ class ConfigSet:
                 where = self.located(node.args[0])
                 if where.startswith("/"):
                     continue  # outside the directory given: not read (_missing_includes says so)
-                full = posixpath.normpath(os.path.join(root, where))
+                full = normalized(os.path.join(root, where))
                 found = httpd_glob(full) if is_wildcard(where) else [full] if os.path.lexists(full) else []
                 for path in found[:MAX_LINKED_DIRECTORIES]:
                     files = [path]
@@ -342,17 +342,18 @@ class ConfigSet:
     # -- include resolution ------------------------------------------------------------------
     def located(self, path: str) -> str:
         """A path as httpd would open it: relative to the server root when under it, else absolute (a
-        relative path that climbs out with ``..`` too, so that it is not taken for a name of the set)."""
+        relative path that climbs out with ``..`` too, so that it is not taken for a name of the set);
+        normalized, but for the trailing slash of a wildcard (:func:`normalized`)."""
         if not path:
             return path
         if not path.startswith("/"):
-            relative = posixpath.normpath(path)
-            if relative != ".." and not relative.startswith("../"):
+            relative = normalized(path)
+            if relative.rstrip("/") != ".." and not relative.startswith("../"):
                 return relative
             path = posixpath.join(self.server_root, relative)
-        path = posixpath.normpath(path)
+        path = normalized(path)
         root = self.server_root
-        if root != "/" and (path == root or path.startswith(root + "/")):
+        if root != "/" and (path.rstrip("/") == root or path.startswith(root + "/")):
             return path[len(root):].lstrip("/") or "."
         return path
 
@@ -383,9 +384,10 @@ class ConfigSet:
         # An absolute path (files named absolutely are read from disk) outside the server root.
         return [self.aliases.get(n, n) for n in matches], absolute and not matches
 
-    def include_gaps(self, pattern: str) -> list[IncludeGap]:
+    def include_gaps(self, pattern: str) -> list[IncludeGap] | None:
         """Where httpd's walk of a wildcard Include of ``pattern`` finds nothing to read, each of which makes
-        httpd refuse to start (``Include``; ``IncludeOptional`` passes over them), in httpd's order.
+        httpd refuse to start (``Include``; ``IncludeOptional`` passes over them), in httpd's order; None
+        when it is not walked (no wildcard, or outside the server root).
 
         A wildcard before the last component is what makes this more than "matches no file": httpd reads
         `conf.d/*/x.conf` in every directory `*` matches, and fails on the first without x.conf however
@@ -396,7 +398,7 @@ class ConfigSet:
         where = self.located(pattern)
         if where in self._gaps:
             return self._gaps[where]
-        gaps: list[IncludeGap] = []
+        gaps: list[IncludeGap] | None = None
         if is_wildcard(where) and not where.startswith("/") and where not in (".", ".."):
             tree = _DiskTree(self.disk_root) if self.disk_root else _NameTree(self._every_name(), self.linked)
             gaps = _walk_gaps(where.split("/"), tree)
@@ -604,7 +606,8 @@ def httpd_glob(pattern: str) -> list[str]:
     component keeps only the entries whose type is a directory, which a symbolic link's type is not:
     `conf.d/*/x.conf` never goes through `conf.d/self -> .`. Python's glob follows such links, which
     matched files httpd does not ("No matches for the wildcard"), and walked every path two loop links
-    make (2**17 for 18 wildcards) before anything was read.
+    make (2**17 for 18 wildcards) before anything was read. A trailing slash is one more, empty,
+    component to httpd: `conf.d/*/` matches the directories of conf.d only (:func:`normalized`).
     """
     parts = [part for part in pattern.split("/") if part]
     paths = ["/"]
@@ -612,7 +615,7 @@ def httpd_glob(pattern: str) -> list[str]:
         if _GLOB_CHARS.search(part) is None:
             paths = [os.path.join(path, part) for path in paths]
             continue
-        last = index == len(parts) - 1
+        last = index == len(parts) - 1 and not pattern.endswith("/")
         found: list[str] = []
         for path in paths:
             try:
@@ -708,6 +711,15 @@ def special_file(path: str) -> str:
     return f"{'a named pipe (FIFO)' if stat.S_ISFIFO(mode) else 'not a regular file'}, never opened"
 
 
+def normalized(pattern: str) -> str:
+    """``pattern`` as :func:`posixpath.normpath` writes it, but a wildcard keeps its trailing slash: httpd
+    walks the empty component after it, so `Include conf.d/*/` matches the real directories of conf.d only
+    (not its files, not links to directories) and reads every file below each, which `conf.d/*` does not
+    (checked against apache2 -t). None matching is "No matches for the wildcard '*'", as for any wildcard."""
+    path = posixpath.normpath(pattern)
+    return path + "/" if pattern.endswith("/") and path != "/" and is_wildcard(path) else path
+
+
 def is_wildcard(pattern: str) -> bool:
     """Whether an Include pattern names a set of files by httpd's wildcards rather than one file."""
     return _GLOB_CHARS.search(pattern) is not None
@@ -716,9 +728,13 @@ def is_wildcard(pattern: str) -> bool:
 def glob_match(pattern: str, name: str) -> bool:
     """httpd's wildcard matching: per path component, ``*`` never crosses ``/``; a pattern of fewer
     components matches a directory above ``name`` (an Include of it, or a wildcard <Directory>, reaches
-    everything below)."""
+    everything below), and one that ends in a slash only that (:func:`normalized`)."""
     pattern_parts = pattern.split("/")
     name_parts = name.split("/")
+    if pattern_parts[-1] == "" and len(pattern_parts) > 1:  # `conf.d/*/`: directories, each read whole
+        pattern_parts.pop()
+        if len(pattern_parts) >= len(name_parts):
+            return False
     if len(pattern_parts) > len(name_parts):
         return False
     for i, part in enumerate(pattern_parts):

@@ -17,7 +17,7 @@ import posixpath
 from dataclasses import dataclass, field
 from typing import Iterator
 
-from .configset import (LOOP, SYSTEM_DIRS, ConfigSet, httpd_glob, include_loop, linked_directories,
+from .configset import (LOOP, SYSTEM_DIRS, ConfigSet, httpd_glob, include_loop, linked_directories, normalized,
                         not_configuration, special_file, walk_following_links)
 from .errors import ParseError
 from .nodes import Directive, Document
@@ -204,7 +204,7 @@ def _matches(pattern: str, root: str, left_out: dict[str, str] | None = None) ->
     before the last component: :func:`httpd_glob`), alphabetically; a directory means every file below
     it. At most :data:`MAX_FILES` of them, so that ``Include /`` ends. What exists but is never opened
     is put in ``left_out`` with why (:data:`LOOP` for a link back up in a directory it reads)."""
-    full = posixpath.normpath(pattern if pattern.startswith("/") else os.path.join(root, pattern))
+    full = normalized(pattern if pattern.startswith("/") else os.path.join(root, pattern))
     found = httpd_glob(full) if glob.has_magic(full) else [full]
     return itertools.islice(_files(full, found, {} if left_out is None else left_out), MAX_FILES)
 

@@ -257,14 +257,16 @@ class IncludeNoMatch(Rule):
     fix_availability = "always"
 
     def check_config(self, ctx):
-        said: set[int] = set()
+        said: set[int] = set()  # the Include lines judged by the walk of their files (gaps or not)
         for item in ctx.items("include"):
             pattern = item.args[0] if item.args else ""
             if id(item.node) in said or "${" in pattern or not is_wildcard(posixpath.dirname(pattern)):
                 continue
             gaps = ctx.configset.include_gaps(pattern)
-            if gaps:
+            if gaps is not None:
+                # No gap, no file (`conf.d/*/` of empty directories): httpd starts, reading nothing.
                 said.add(id(item.node))
+            if gaps:
                 yield self.finding(item.node, _gaps_message(pattern, gaps, ctx.configset.server_root),
                                    replacement=f"IncludeOptional {' '.join(item.node.raw_args)}",
                                    fix=self._fix(item.node))
