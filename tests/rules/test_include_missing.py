@@ -68,11 +68,15 @@ def test_include_missing_says_nothing_of_a_file_that_is_there_but_not_read():
     assert lint(cs, select=["HT408"]) == []
 
 
-def test_include_missing_leaves_files_on_disk_to_their_reader(tmp_path):
-    """A directory or a file read from disk is not a whole server: what it lacks the input reader
-    names (and checks on disk), not this rule."""
-    (tmp_path / "httpd.conf").write_text("Include extra.conf\n")
-    assert lint(ConfigSet.from_directory(str(tmp_path)), select=["HT408"]) == []
+def test_include_missing_judges_a_directory_read_from_disk_on_disk(tmp_path):
+    """A directory given is the server root: a plain Include of what it does not hold opens no file on the
+    server either (one that is there but not configuration, or a directory, is no concern of this rule)."""
+    (tmp_path / "httpd.conf").write_text("Include extra.conf\nInclude logo.png\nInclude conf.d\nInclude gone.d/\n")
+    (tmp_path / "logo.png").write_bytes(b"\x89PNG\0")
+    (tmp_path / "conf.d").mkdir()
+    found = lint(ConfigSet.from_directory(str(tmp_path)), select=["HT408"])
+    assert [f.line for f in found] == [1, 4], found
+    assert f"{tmp_path}/extra.conf" in found[0].message and "IncludeOptional" in found[0].message
 
 
 @pytest.mark.apache

@@ -161,6 +161,9 @@ class ConfigSet:
         #: The directory on disk the set's relative names are in, when it was read from a disk: what an
         #: Include's wildcard reaches there is what httpd finds (:meth:`include_gaps`), empty directories too.
         self.disk_root: str | None = None
+        #: Whether ``disk_root`` is the server root itself, as its ServerRoot line, --server-root or the entry file
+        #: of the directory given says (not a guess): what it lacks, the server lacks (:meth:`opens_no_file`).
+        self.disk_is_server_root = False
         self._gaps: dict[str, list[IncludeGap] | None] = {}
 
     # -- building ---------------------------------------------------------------------------
@@ -235,6 +238,7 @@ class ConfigSet:
         configset._through_links(root, real_root)
         configset.linked = linked_directories([*configset.documents, *configset.aliases], root)
         configset.disk_root = root
+        configset.disk_is_server_root = configset.entry is not None  # else a part of a server (a conf.d/ alone)
         # Includes through links must resolve before deciding what no Include names.
         left_out = content_and_data(configset)
         for name, why in left_out.items():
@@ -283,8 +287,9 @@ class ConfigSet:
         """What an Include names that the set does not hold, with why it is not read, so that nothing is left
         out unsaid: a file outside the directory given (what the machine running the lint holds there
         need not be the server's; given the entry file, Includes are read from disk as httpd reads them),
-        and a plain ``Include`` of no file (httpd, 2.2 as 2.4, refuses to start without it, so a directory
-        that should be a whole server is not)."""
+        and a plain ``Include`` of no file in a directory that is no whole server (no entry file: its
+        Includes are relative to a server root it does not hold). Of a whole server's, HT408 says it at
+        the Include line (:meth:`opens_no_file`)."""
         missing: dict[str, str] = {}
         for name, doc in self.documents.items():
             for node in doc.directives():
@@ -303,10 +308,11 @@ class ConfigSet:
                                               "instead of the directory to read it as httpd does")
                 elif not found and node.key == "include" and not is_wildcard(where):
                     # (an empty directory is not in the set, and is no error)
-                    missing.setdefault(where, (
-                        f"outside the directory given, not checked; {said}" if outside else
-                        f"no such file; {said}, and httpd refuses to start without it: add the file, or write "
-                        "IncludeOptional if the server does not have it either"))
+                    if outside:
+                        missing.setdefault(where, f"outside the directory given, not checked; {said}")
+                    elif not self.disk_is_server_root:
+                        missing.setdefault(where, f"no such file; {said}, relative to {self.server_root}, a guess "
+                                                  "(the directory holds no httpd.conf or apache2.conf): not checked")
         return missing
 
     # -- rendering --------------------------------------------------------------------------
@@ -323,6 +329,7 @@ class ConfigSet:
         fresh.linked = self.linked
         fresh.listing = self.listing
         fresh.disk_root = self.disk_root
+        fresh.disk_is_server_root = self.disk_is_server_root
         return fresh
 
     def changed(self) -> dict[str, bytes]:
@@ -361,6 +368,19 @@ class ConfigSet:
         """A path as httpd would open it, as a name of this set (None if outside it)."""
         name = self.located(path)
         return None if name.startswith("/") and name not in self.documents else name
+
+    def opens_no_file(self, pattern: str) -> bool:
+        """Whether a plain Include of ``pattern`` certainly opens no file on the server, which then refuses
+        to start: the set holds every file of the directory it names (a ConfigMap's :class:`Listing`; not a
+        path written as a directory, where a projected volume puts other sources), or it was read from the
+        server root on disk (:attr:`disk_is_server_root`), which has no such file (a dangling link neither).
+        Anywhere else the server may have what the set does not."""
+        name = self.name_of(pattern) or posixpath.normpath(pattern)
+        if self.listing is not None:
+            return not pattern.endswith("/") and self.listing.lacks(name)
+        if self.disk_root is None or not self.disk_is_server_root or name.startswith("/"):
+            return False
+        return not os.path.exists(os.path.join(self.disk_root, name))
 
     def resolve_include(self, pattern: str) -> tuple[list[str], bool]:
         """Names an Include pattern reaches, alphabetically; and whether it points outside the set.

@@ -91,7 +91,7 @@ def read(path: str, data: bytes | None = None, *, server_root: str | None = None
                 else:
                     skipped.setdefault(_name(found, root), why)
             if not matches and not left_out and node.key == "include" and not glob.has_magic(pattern):
-                _missing(doc, node, pattern, root, known_root, errors, skipped)
+                _missing(doc, node, pattern, root, known_root, skipped)
             for found in matches:
                 name = _name(found, root)
                 if name in sources or name in skipped:
@@ -118,6 +118,7 @@ def read(path: str, data: bytes | None = None, *, server_root: str | None = None
     configset.skipped = skipped
     configset.linked = linked_directories(documents, root)
     configset.disk_root = root
+    configset.disk_is_server_root = known_root
     return DiskConfig(configset, paths, note)
 
 
@@ -179,13 +180,13 @@ def _at(doc: Document, node: Directive, reason: str) -> ParseError:
 
 
 def _missing(doc: Document, node: Directive, pattern: str, root: str, known_root: bool,
-             errors: list[ParseError], skipped: dict[str, str]) -> None:
-    """A plain ``Include`` of no file: httpd (2.2 as 2.4) refuses to start, and what the file held is
-    unknown. Under a server root the configuration names (its ServerRoot line, or --server-root) that
-    is an error of the input. Outside it (a copy of /etc/apache2 that still names
-    /etc/apache2/ports.conf), or under a guessed root (a virtual host file given alone, whose Includes
-    are relative to a server root it does not name), the file may well be on the server: named, not
-    checked."""
+             skipped: dict[str, str]) -> None:
+    """A plain ``Include`` of no file: httpd (2.2 as 2.4) refuses to start. Under a server root the
+    configuration names (its ServerRoot line, or --server-root) HT408 says so at the Include line, as
+    for a ConfigMap (:meth:`ConfigSet.opens_no_file`). Outside it (a copy of /etc/apache2 that still
+    names /etc/apache2/ports.conf), or under a guessed root (a virtual host file given alone, whose
+    Includes are relative to a server root it does not name), the file may well be on the server:
+    named, not checked."""
     full = posixpath.normpath(pattern if pattern.startswith("/") else os.path.join(root, pattern))
     if not _under(full, root):
         skipped[full] = f"no such file, outside the server root {root}: not checked"
@@ -193,10 +194,6 @@ def _missing(doc: Document, node: Directive, pattern: str, root: str, known_root
     if not known_root:
         skipped[full] = (f"no such file; {doc.name}:{node.location.line} includes it, relative to {root}, a guess "
                          "(no ServerRoot line holds the file): give --server-root to check it")
-        return
-    errors.append(_at(doc, node, f"Include {pattern}: no such file in {root}; httpd refuses to start without it "
-                                 "(2.2 too): add the file, give the directory it is in with --server-root, or "
-                                 "write IncludeOptional if the server does not have it either"))
 
 
 def _matches(pattern: str, root: str, left_out: dict[str, str] | None = None) -> Iterator[str]:
