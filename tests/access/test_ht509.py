@@ -14,7 +14,7 @@ from ruletest import findings, fixed
 
 from httpd24.apache import differential
 from httpd24.config import ConfigSet
-from httpd24.engine import Applicability, get, migrate
+from httpd24.engine import Applicability, get, lint, migrate
 from httpd24.engine.registry import missing_doc_sections
 
 AUTH = '    AuthType Basic\n    AuthName "r"\n    AuthUserFile /etc/httpd/users\n'
@@ -72,3 +72,59 @@ def test_translate_writes_them_as_2_4_reads_them(access):
     for out in (access.translate(cs), access.normalize_22(cs)):
         text = out.documents["httpd.conf"].render().decode()
         assert "Require valid-user" in text and "Require group admins" in text
+
+
+# -- a quoted provider word: 2.2 never read it, 2.4 takes the quotes off ---------------------------------------------
+# 2.2's Require is RAW_ARGS (core.c keeps the line as written) and each authz module compared the first word as
+# ap_getword_white gives it, quotes included: `"valid-user"` was no word of theirs, so the line let nobody in
+# (mod_authz_default answered 401 when no other line did). 2.4's mod_authz_core reads the provider with
+# ap_getword_conf, which takes the quotes off: `Require "valid-user"` lets every authenticated user in, and
+# `Require "Valid-User"` refuses to start. Lowercasing the word inside its quotes, as HT509 did, was no safe fix.
+QUOTED = ['Require "valid-user"', "Require 'valid-user'", 'Require "Valid-User"', 'Require "VALID-USER"',
+          'Require "USER" alice', "Require 'Group' staff"]
+
+
+@pytest.mark.parametrize("line", QUOTED)
+def test_a_quoted_provider_is_found_and_never_rewritten_into_one_2_4_reads(line):
+    before = f"<Directory /srv>\n{AUTH}{GROUPS}    {line}\n</Directory>\n"
+    [finding] = findings(before, "HT509")
+    assert "2.2 never read a quoted provider" in finding.message and "let nobody in" in finding.message, finding
+    assert finding.fix is None or finding.fix.applicability == Applicability.DISPLAY_ONLY, finding.fix
+    assert fixed(before, "HT509") == before
+    word = line.split()[1]
+    if word != word.lower():
+        assert f'Unknown Authz provider: {word.strip(chr(34) + chr(39))}' in finding.message
+        # The suggestion keeps the quotes, which 2.4 reads.
+        assert finding.replacement == line.replace(word, word.lower()), finding.replacement
+    else:
+        assert "lets every authenticated user in" in finding.message
+
+
+def test_a_quoted_provider_of_a_configuration_that_ran_on_2_4_is_what_it_meant():
+    text = f"LoadModule mpm_event_module modules/mod_mpm_event.so\n<Directory /srv>\n{AUTH}    Require \"valid-user\"\n</Directory>\n"
+    cs = ConfigSet.from_mapping({"httpd.conf": text}, entry="httpd.conf")
+    assert lint(cs, select=["HT509"]) == []
+
+
+@pytest.mark.apache
+def test_2_4_reads_a_quoted_provider_without_its_quotes(httpd):
+    """`Require "valid-user"` starts and lets alice in; `Require "Valid-User"` refuses to start; the suggested
+    `Require "valid-user"` starts."""
+    from httpd24.apache import Instance, configtest, htpasswd_file
+
+    modules = ["authn_core_module", "authz_core_module", "authz_user_module", "auth_basic_module",
+               "authn_file_module"]
+    for line, starts in (('Require "valid-user"', True), ('Require "Valid-User"', False)):
+        site = (f'DocumentRoot www\n<Location /p>\n    AuthType Basic\n    AuthName "r"\n'
+                f'    AuthUserFile users\n    {line}\n</Location>\n')
+        result = configtest({"site.conf": site, "users": htpasswd_file({"alice": "pw"}), "www/p/a.txt": "a\n"},
+                            "site.conf", modules, httpd=httpd)
+        assert result.ok is starts, result.output
+        if not starts:
+            assert "Unknown Authz provider: Valid-User" in result.output
+            [finding] = findings(site, "HT509")
+            site = site.replace(line, finding.replacement)
+        with Instance({"site.conf": site, "users": htpasswd_file({"alice": "pw"}), "www/p/a.txt": "a\n"},
+                      "site.conf", modules, httpd=httpd) as server:
+            assert server.request("/p/a.txt").status == 401
+            assert server.request("/p/a.txt", user="alice", password="pw").status == 200

@@ -10,7 +10,7 @@ from ..config.target import module_identifier
 from ..engine import Applicability, Finding, Rule, Severity, register
 from . import authz22
 from . import expr as X
-from .apply import _items, apply_scope_plan, plan_nodes, provider_as_24, REMOVED_KEYS
+from .apply import CASELESS_22, _items, apply_scope_plan, plan_nodes, provider_as_24, REMOVED_KEYS
 from .model import NATIVE_24_PROVIDERS, Effective, Model, Scope, _dir_under, build, fold, written
 from .plan import (
     Inexact,
@@ -667,6 +667,14 @@ class RequireProviderCase(Rule):
     Safe: the word is the one 2.2 read. Only `valid-user`, `user` and `group`: 2.2 read
     `file-owner`, `file-group` and the `ldap-*` words case-sensitively, so another spelling
     of those never worked and is left for a person.
+
+    A quoted word (`Require "valid-user"`, `Require 'Group' staff`) is found too, in any case,
+    and never rewritten: 2.2 kept the line as written (Require takes its raw arguments) and its
+    modules compared the word with its quotes, so the line let nobody in; 2.4 takes the quotes
+    off. `Require "valid-user"` then lets every authenticated user in, and `Require "Valid-User"`
+    refuses to start. What the line should mean is a person's choice: the suggestion writes the
+    word in lower case inside its quotes (2.4 reads it so); removing the line keeps 2.2's answer.
+    Not said of a configuration that ran on 2.4 already, where the quoted word is what it meant.
     """
 
     code = "HT509"
@@ -678,16 +686,41 @@ class RequireProviderCase(Rule):
     since = "0.1.0"
 
     def check(self, ctx, item):
+        node = item.node
+        if node.raw_args and node.raw_args[0][:1] in ("\"", "'"):
+            yield from self._quoted(ctx, item)
+            return
         args = provider_as_24(item.args)
         if args is None:
             return
-        node = item.node
         yield self.finding(
             item,
             f"Require {item.args[0]}: 2.2 read the provider in any case, 2.4 refuses to start "
             f"(\"Unknown Authz provider: {item.args[0]}\"); write `{args[0]}`",
             replacement=f"{node.name} {' '.join(edit.quote(a) for a in args)}",
             fix=self.fix(f"write `{args[0]}`", Applicability.SAFE, lambda: edit.set_args(node, args), node),
+        )
+
+    def _quoted(self, ctx, item):
+        """A provider word in quotes, which no 2.2 module read (see Fix safety)."""
+        node, word = item.node, item.args[0]
+        if word.lower() not in CASELESS_22 or (word == word.lower() and ctx.source.ran_on_24):
+            return
+        written = node.raw_args[0]
+        lets_in = {"valid-user": "lets every authenticated user in", "user": "lets the users it names in",
+                   "group": "lets the members of the groups it names in"}[word.lower()]
+        then = ("2.4 takes the quotes off and " + lets_in if word == word.lower() else
+                f"2.4 takes the quotes off and refuses to start (\"Unknown Authz provider: {word}\")")
+        message = (f"Require {written}: 2.2 never read a quoted provider (its modules compared the word with its "
+                   f"quotes), so this line let nobody in; {then}. Remove the line to keep 2.2's answer")
+        if word == word.lower():
+            yield self.finding(item, message + ", or write it unquoted to say it is meant")
+            return
+        args = [word.lower(), *item.args[1:]]
+        yield self.finding(
+            item, message + f", or write `{word.lower()}` in its quotes if that is what it should mean",
+            replacement=" ".join([node.name, written.replace(word, word.lower()), *node.raw_args[1:]]),
+            fix=self.fix(f"write `{word.lower()}`", Applicability.DISPLAY_ONLY, lambda: edit.set_args(node, args), node),
         )
 
 
