@@ -373,12 +373,16 @@ def _write(source: inputs.Source, migration: Migration, err, wrote: dict[str, by
         return _write_configmap(source, migration, err, wrote)
     unwritten = set()
     for group in _linked(migration):
+        pathless = [name for name in group if name not in source.paths]
+        if pathless:
+            _no_path(source, migration, group, pathless, err)
+            unwritten.update(group)
+            continue
         members = []
         for name in group:
-            path = source.paths.get(name)
-            if path is not None:
-                expected = wrote.get(os.path.realpath(path), migration.original.get(name))
-                members.append((path, migration.files[name], expected))
+            path = source.paths[name]
+            expected = wrote.get(os.path.realpath(path), migration.original.get(name))
+            members.append((path, migration.files[name], expected))
         if len(members) == 1:
             path, data, expected = members[0]
             written = _replace_file(path, data, err, expected, wrote)
@@ -387,6 +391,21 @@ def _write(source: inputs.Source, migration: Migration, err, wrote: dict[str, by
         if not written:
             unwritten.update(group)
     return unwritten
+
+
+def _no_path(source: inputs.Source, migration: Migration, group: list[str], pathless: list[str], err) -> None:
+    """Say of each changed file of ``group`` that has no path on disk (it was not read from a file: a stand-in,
+    a value from elsewhere) what would change in it and that it is not written, and of the others of the group
+    that they are not written either, so that no half of a fix is: :func:`_write` writes none of them."""
+    for name in pathless:
+        codes = ", ".join(sorted({f.code for f in migration.applied if name in migration.files_of(f)})) or "none"
+        err.write(f"httpd24: {source.display(name)}: not written: httpd24 has no file on disk to write it to (it was "
+                  f"not read from one); its fixes ({codes}) change it -> print them with `httpd24 migrate --diff` "
+                  "and apply that by hand\n")
+    for name in group:
+        if name not in pathless:
+            err.write(f"httpd24: {source.display(name)}: not written either: its fix ({_codes_linking(migration, group)}) "
+                      f"also edits {source.display(pathless[0])}, which could not be written; it is left as it was\n")
 
 
 def _linked(migration: Migration) -> list[list[str]]:
@@ -546,8 +565,25 @@ def _stage(path: str, data: bytes) -> str | None:
     return tmp
 
 
+def _keep_copy(path: str, data: bytes) -> str:
+    """A new file beside ``path`` holding ``data`` (its original bytes), synced, readable by the owner only (it
+    may hold secrets the file's mode kept from others): what :func:`_replace_files` puts it back from when
+    that fails. A dot name that ends in .httpd24-orig, which no `Include conf.d/*.conf` reads."""
+    directory, base = os.path.split(path)
+    fd, copy = tempfile.mkstemp(prefix=f".{base}.", suffix=".httpd24-orig", dir=directory)
+    try:
+        with open(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(fd)
+    except BaseException:
+        _unlink(copy)
+        raise
+    return copy
+
+
 def _unlink(tmp: str | None) -> None:
-    """Remove our own temporary file, made by :func:`_stage` (nothing else has that name)."""
+    """Remove our own temporary file, made by :func:`_stage` or :func:`_keep_copy` (nothing else has that name)."""
     if tmp is not None:
         try:
             os.unlink(tmp)
@@ -561,11 +597,16 @@ def _replace_files(members: list[tuple[str, bytes, bytes | None]], err, wrote: d
 
     Every temporary file is made and every file checked before the first rename, so that what fails
     for want of space, rights or a changed file fails with nothing renamed. A rename that fails after
-    others (an immutable file refuses it only then) puts those back, each atomically again.
+    others (an immutable file refuses it only then) puts those back, each atomically again. Putting one
+    back may fail too (it was made immutable meanwhile): its original bytes were only in memory, and
+    lost when httpd24 exited. So a copy of each file is made beside it before the first rename
+    (:func:`_keep_copy`); the copy of a file that could not be put back stays, and the error names it.
     """
     members = [(os.path.realpath(path), data, expected) for path, data, expected in members]
     staged: list[tuple[str, bytes, str | None]] = []  # path, data, temporary file (None: rewritten in place)
     olds: dict[str, bytes] = {}
+    copies: dict[str, str] = {}  # path -> the copy of its original bytes, removed unless it is all that is left
+    done: list[str] = []  # renamed so far
 
     def give_up(failed: str, done=()) -> bool:
         for path, _, _ in members:
@@ -585,7 +626,13 @@ def _replace_files(members: list[tuple[str, bytes, bytes | None]], err, wrote: d
             if expected is not None and olds[path] != expected:
                 _changed_meanwhile(path, err)
                 return give_up(path)
-        done: list[str] = []
+        for path, _, _ in members:
+            try:
+                copies[path] = _keep_copy(path, olds[path])
+            except OSError as error:
+                err.write(f"httpd24: cannot write {path}: no copy of it could be kept to put it back from "
+                          f"({error.strerror}); it is left as it was\n")
+                return give_up(path)
         for index, (path, data, tmp) in enumerate(staged):
             if tmp is None:
                 ok = _rewrite_in_place(path, data, err, olds[path], wrote)
@@ -604,15 +651,23 @@ def _replace_files(members: list[tuple[str, bytes, bytes | None]], err, wrote: d
                         err.write(f"httpd24: {back}: put back as it was: its fix ({codes}) also edits {path}, "
                                   "which could not be written\n")
                     else:
+                        kept = copies.pop(back)
                         err.write(f"httpd24: {back}: holds the migrated text, but {path}, which its fix ({codes}) "
-                                  f"also edits, does not: write {path} as `httpd24 migrate` prints it, or put "
-                                  f"{back} back from a copy\n")
+                                  f"also edits, does not; its original is kept in {kept}: put it back with "
+                                  f"`cp {kept} {back}` (which keeps the file's owner and mode), or write {path} as "
+                                  "`httpd24 migrate` prints it\n")
                 return give_up(path, done)
             done.append(path)
         return True
+    except BaseException:  # interrupted between the renames: the copies of those renamed are all that is left
+        for back in done:
+            err.write(f"httpd24: {back}: holds the migrated text; its original is kept in {copies.pop(back)}\n")
+        raise
     finally:
         for _, _, tmp in staged:
             _unlink(tmp)
+        for copy in copies.values():
+            _unlink(copy)
 
 
 def _need_a_person(migration: Migration) -> list[Finding]:

@@ -138,3 +138,95 @@ def test_a_configmap_value_that_cannot_be_edited_keeps_the_values_linked_to_it(t
     assert (f"{manifest}[default/web]:httpd.conf: not written: a fix in it (HT113) also edits vhost.conf, which is "
             "not written either") in err, err
     assert "  fixed " not in err and "  would fix " in err
+
+
+# -- a changed file --write has no path for --------------------------------------------------------------------------
+def test_a_changed_file_without_a_path_is_reported_and_its_fix_not_called_made(site):
+    """A file of the set with no file on disk to write it back to (none of today's inputs makes one: every file
+    read from disk has its path, a ConfigMap's values are written by key; a stand-in or a value from elsewhere
+    would be one) was passed over in silence, and the other half of its fix written alone: main.conf got
+    `LogLevel rewrite:trace2` without the virtual host's `LogLevel rewrite:warn`, and the summary said "fixed"."""
+    import io
+
+    from httpd24 import cli, inputs
+
+    [source] = inputs.load(str(site / "main.conf"))
+    del source.paths["vhost.conf"]
+    migration = migrate(source.configset, select=["HT101", "HT113", "HT114"])
+    assert migration.changed == {"main.conf", "vhost.conf"}
+    err = io.StringIO()
+    unwritten = cli._write(source, migration, err, {})
+    assert unwritten == {"main.conf", "vhost.conf"}, err.getvalue()
+    assert (site / "main.conf").read_text() == MAIN and (site / "vhost.conf").read_text() == VHOST
+    said = err.getvalue()
+    assert (f"httpd24: {site}/vhost.conf: not written: httpd24 has no file on disk to write it to (it was not read "
+            "from one); its fixes (HT113) change it -> print them with `httpd24 migrate --diff` and apply that by "
+            "hand") in said, said
+    assert (f"httpd24: {site}/main.conf: not written either: its fix (HT113) also edits {site}/vhost.conf, which "
+            "could not be written; it is left as it was") in said, said
+    summary = io.StringIO()
+    cli._summary(source, migration, summary, unwritten)
+    assert "  fixed " not in summary.getvalue() and "  would fix " in summary.getvalue(), summary.getvalue()
+
+
+# -- a failed rollback keeps the original bytes ----------------------------------------------------------------------
+def _chattr(flag: str, path) -> None:
+    import subprocess
+
+    subprocess.run(["chattr", flag, str(path)], check=True, capture_output=True)
+
+
+@pytest.fixture
+def immutable(site):
+    """Files made immutable (chattr +i: the kernel refuses to rename over them, root too), made mutable again at
+    the end so that pytest can remove them."""
+    import shutil
+
+    if os.geteuid() != 0 or shutil.which("chattr") is None:
+        pytest.skip("chattr +i needs root and e2fsprogs")
+    made: list = []
+    try:
+        _chattr("+i", site / "alone.conf")
+        _chattr("-i", site / "alone.conf")
+    except Exception as error:  # a file system without the flag (tmpfs, overlay)
+        pytest.skip(f"chattr +i does not work here: {error}")
+    yield lambda path: (_chattr("+i", path), made.append(path))
+    for path in made:
+        _chattr("-i", path)
+
+
+def test_a_rollback_that_fails_keeps_the_original_bytes_in_a_named_file(site, immutable, monkeypatch):
+    """vhost.conf refuses its rename (immutable), after main.conf was renamed; then main.conf refuses to be put back
+    (made immutable in between, as another process may). Its original bytes were in memory only, and gone when
+    httpd24 exited: now they are in a file beside it, made before the first rename, which the error names."""
+    immutable(site / "vhost.conf")
+    replace = os.replace
+
+    def main_becomes_immutable_then(src, dst, *args, **kwargs):
+        if os.path.realpath(dst) == os.path.realpath(site / "vhost.conf"):
+            immutable(site / "main.conf")
+        return replace(src, dst, *args, **kwargs)
+
+    monkeypatch.setattr(os, "replace", main_becomes_immutable_then)
+    code, _, err = run("migrate", "--write", "--select", "HT113,HT114", str(site / "main.conf"))
+    assert code == 2, err
+    assert f"cannot write {site}/vhost.conf: {os.strerror(errno.EPERM)}; it is left as it was" in err
+    kept = [p for p in site.iterdir() if p.name.endswith(".httpd24-orig")]
+    assert len(kept) == 1 and kept[0].name.startswith(".main.conf."), sorted(p.name for p in site.iterdir())
+    assert kept[0].read_text() == MAIN
+    assert (f"httpd24: {site}/main.conf: holds the migrated text, but {site}/vhost.conf, which its fix (HT113) also "
+            f"edits, does not; its original is kept in {kept[0]}: put it back with `cp {kept[0]} {site}/main.conf`"
+            ) in err, err
+    assert os.stat(kept[0]).st_mode & 0o777 == 0o600  # readable by the owner only, whatever the file held
+    assert "  fixed " not in err and "  would fix " in err
+
+
+def test_no_copy_is_left_when_the_rollback_succeeds_or_nothing_fails(site, immutable):
+    immutable(site / "vhost.conf")
+    code, _, err = run("migrate", "--write", "--select", "HT113,HT114", str(site / "main.conf"))
+    assert code == 2 and f"{site}/main.conf: put back as it was" in err, err
+    assert (site / "main.conf").read_text() == MAIN
+    assert sorted(p.name for p in site.iterdir()) == ["alone.conf", "main.conf", "vhost.conf"]
+    _chattr("-i", site / "vhost.conf")
+    assert run("migrate", "--write", "--select", "HT113,HT114", str(site / "main.conf"))[0] == 0
+    assert sorted(p.name for p in site.iterdir()) == ["alone.conf", "main.conf", "vhost.conf"]
