@@ -1,33 +1,15 @@
 """``Options`` lines 2.2 accepted and 2.4 refuses: + and - words mixed with plain ones, All/None after other
-words, +All/-None. 2.2's ``set_options`` and ``merge_core_dir_configs`` are simulated on the option bits to
-write what 2.2 did."""
+words, +All/-None. 2.2's ``set_options`` and ``merge_core_dir_configs`` (:mod:`httpd24.config.options`) are simulated on
+the option bits to write what 2.2 did."""
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from ..config import edit
+from ..config.options import (ALL, EXECCGI, INC_WITH_EXEC, INCLUDES, INDEXES, MULTI, SYM_LINKS, SYM_OWNER, WORDS,
+                              known, read_22, refusal_24)
 from ..engine import Applicability, Rule, Severity, register
 from ._ht1xx import unresolved
 from .changed_defaults import access_file_names, is_htaccess
-
-# The option bits of httpd 2.4 and 2.2.12+ (include/http_core.h).
-INDEXES, INCLUDES, INC_WITH_EXEC, SYM_LINKS, SYM_OWNER, EXECCGI, MULTI = (1, 2, 4, 8, 16, 32, 64)
-ALL = INDEXES | INCLUDES | INC_WITH_EXEC | SYM_LINKS | EXECCGI
-
-#: Option word (lower case) -> its bits, as 2.2.12+ and 2.4's set_options map them.
-WORDS = {
-    "indexes": INDEXES,
-    "includes": INCLUDES | INC_WITH_EXEC,
-    "includesnoexec": INCLUDES,
-    "followsymlinks": SYM_LINKS,
-    "symlinksifownermatch": SYM_OWNER,
-    "execcgi": EXECCGI,
-    "multiviews": MULTI,
-    "runscripts": MULTI | EXECCGI,
-    "none": 0,
-    "all": ALL,
-}
 
 #: The words that name a set of bits, in the order the fix writes them (All first: 2.4 wants it so).
 _CANONICAL = (
@@ -40,75 +22,6 @@ _CANONICAL = (
     ("ExecCGI", EXECCGI),
     ("MultiViews", MULTI),
 )
-
-_MIXED = "Either all Options must start with + or -, or no Option may."
-
-
-def _name(word: str) -> str:
-    return (word[1:] if word[:1] in ("+", "-") else word).lower()
-
-
-def refusal_24(words: list[str]) -> str | None:
-    """What 2.4's ``set_options`` (server/core.c) answers to these words: its error, or None when it accepts
-    them (an unknown word, which 2.2 refused too, counts as accepted here)."""
-    first, merge, all_none = True, False, False
-    for word in words:
-        signed = word[:1] in ("+", "-")
-        if signed:
-            if not merge and not first and not all_none:
-                return _MIXED
-            merge = True
-        elif not first and merge:
-            return _MIXED
-        name = word[1:].lower() if signed else word.lower()
-        if name in ("none", "all"):
-            label = "None" if name == "none" else "All"
-            if not first:
-                # sic: httpd writes "Option" for None and "option" for All
-                return f"'Options {label}' must be the first {'Option' if name == 'none' else 'option'} given."
-            if merge:
-                return f"You may not use 'Options +{label}' or 'Options -{label}'."
-            all_none = True
-        elif name not in WORDS:
-            return None
-        first = False
-    return None
-
-
-class Read22(NamedTuple):
-    """What 2.2's ``set_options`` left in the directory's record: ``absolute`` when a plain word reset the
-    options (the record replaces the inherited one), ``opts`` the options of this directory, ``add`` and
-    ``remove`` the +/- words kept for the sections below that change options with + or - only."""
-
-    absolute: bool
-    opts: int
-    add: int
-    remove: int
-
-
-def read_22(words: list[str]) -> Read22:
-    """2.2's ``set_options``: a +/- word changes ``opts`` and its add/remove lists; the FIRST plain word resets
-    ``opts`` to none (``first`` is cleared only by a plain word, so +/- words before it are wiped from
-    ``opts`` but stay in the add/remove lists); plain words add."""
-    first, opts, add, remove = True, 0, 0, 0
-    absolute = False
-    for word in words:
-        action = word[0] if word[:1] in ("+", "-") else ""
-        name = word[1:] if action else word
-        if not action and first:
-            opts, first, absolute = 0, False, True
-        bits = WORDS[name.lower()]
-        if action == "-":
-            remove |= bits
-            add &= ~bits
-            opts &= ~bits
-        elif action == "+":
-            add |= bits
-            remove &= ~bits
-            opts |= bits
-        else:
-            opts |= bits
-    return Read22(absolute, opts, add, remove)
 
 
 def _names(bits: int, *, skip_all: bool = False) -> list[str] | None:
@@ -226,7 +139,7 @@ class OptionsSyntax22(Rule):
 
     def check(self, ctx, item):
         words = list(item.args)
-        if not words or unresolved(item) or any(_name(w) not in WORDS for w in words):
+        if not words or unresolved(item) or not known(words):
             return  # an unknown word: 2.2 refused the line too ("Illegal option")
         refusal = refusal_24(words)
         if refusal is None:
