@@ -202,11 +202,20 @@ def test_prepare_moves_paths_and_keeps_access_directives():
     units = differential.prepare(text, fs_root="/T")
     assert list(units) == ["main", "vhost1 <VirtualHost *:80> (httpd.conf)"]
     main = units["main"]
-    assert "Listen" not in main and "LoadModule" not in main and "Options" not in main and "ServerRoot" not in main
+    assert "Listen" not in main and "LoadModule" not in main and "ServerRoot" not in main
+    assert "    Options Indexes\n" in main  # no FollowSymLinks: the sections a file meets change (test_options_walk)
     assert "<Directory /T/var/www/html/private>" in main and "DocumentRoot /T/var/www/html" in main
     assert "AuthUserFile /USERS" in main and "Allow from 10.1" in main
     assert "<Location /x>" in units["vhost1 <VirtualHost *:80> (httpd.conf)"]
     assert "<Location /x>" not in main
+
+
+def test_prepare_drops_the_options_lines_2_4_refuses():
+    """Both servers would refuse to start; the HT121 rule says what 2.2 made of such a line."""
+    text = "DocumentRoot /srv/www\n<Directory /srv/www>\n    Options Indexes +FollowSymLinks\n    Options Bogus\n" \
+           "    Options -FollowSymLinks\n</Directory>\n"
+    main = differential.prepare(text, fs_root="/T")["main"]
+    assert "Indexes" not in main and "Bogus" not in main and "    Options -FollowSymLinks\n" in main
 
 
 def test_prepare_wraps_htaccess():

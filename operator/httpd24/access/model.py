@@ -30,6 +30,7 @@ from typing import Iterable, Literal, Sequence
 
 from ..config import ConfigSet, Item, Liveness, Section, Target, module_identifier
 from ..config.gcpause import gc_paused
+from ..config.options import SERVER_DEFAULT, UNSET, Read22, follows_symlinks, known, merged, read_22
 from ..config.placement import JUDGED as PLACED_KEYS, Refusal, is_htaccess, misplaced
 from ..engine.source import SourceVersion, judge
 from . import authz22, remap
@@ -448,6 +449,10 @@ class Scope:
     dirpath: str | None = None
     #: ``AllowOverride`` written in the scope (the item), for .htaccess checks.
     allowoverride: Item | None = None
+    #: The record its ``Options`` lines set (None: none), read for the scopes that decide whether the
+    #: directory walk follows symlinks (:meth:`Model.follows_symlinks`): server, virtual host, a plain
+    #: <Directory>, an .htaccess file.
+    options: Read22 | None = None
     live: Liveness = Liveness.LIVE
     #: The undecided conditions around the section itself, each as (kind, name, the answer under which
     #: the scope exists) with the section that asks it: ``<IfModule !mod_ssl.c>`` around a ``<Directory>``
@@ -668,12 +673,13 @@ class Model:
         if is_dir is None:
             is_dir = filename.endswith("/") or normalize_dir(filename) in dir_paths
         directory = normalize_dir(filename) if is_dir else normalize_dir(posixpath.dirname(filename.rstrip("/")) or "/")
-        # With FollowSymLinks (the default of 2.2 and 2.4, and all the runnable configurations keep) the
-        # directory walk does not stat a file's own name: it takes it for one more directory and tests the
-        # <Directory> sections of that depth against "<file>/" as well, so `<Directory /srv/www/*>` applies
-        # to /srv/www/f.html (measured on apache2 2.4; request.c, "First optimization"). Not .htaccess:
-        # "<file>/.htaccess" is never there.
-        walked = normalize_dir(filename)
+        # Where the directory walk follows symlinks at the file's directory (FollowSymLinks without
+        # SymLinksIfOwnerMatch, the default of 2.2 and 2.4) it does not stat a file's own name: it takes it
+        # for one more directory and tests the <Directory> sections of that depth against "<file>/" as
+        # well, so `<Directory /srv/www/*>` applies to /srv/www/f.html. Elsewhere it lstat()s the name,
+        # finds a file and stops (measured on apache2 2.4: tests/access/test_options_walk.py; request.c,
+        # "First optimization"). Not .htaccess: "<file>/.htaccess" is never there.
+        walked = normalize_dir(filename) if is_dir or self.follows_symlinks(directory, vhost) else directory
         # A <DirectoryMatch> regex is matched against the request's whole file name, not its
         # directory (measured on apache2 2.4: `^/srv/www/a/` does not apply to /a while
         # `<Directory /srv/www/a>` does; `^/srv/www/a/$` applies to /a/ but not to /a/f.html).
@@ -688,6 +694,23 @@ class Model:
         # Nested scopes apply only when their parent does.
         chosen = [s for s in applied if s.parent is None or s.parent in applied or s.parent.kind in ("server", "vhost")]
         return sorted(chosen, key=Scope.merge_key)
+
+    def follows_symlinks(self, directory: str, vhost: Section | None) -> bool:
+        """Whether the walk follows symlinks at ``directory``, where it decides how to look at the names in
+        it: by the options of the server, the virtual host, and every plain <Directory> and .htaccess file
+        of ``directory`` and above, merged in the walk's order. Those of sections below, of <Files>,
+        <Location> and regex sections are merged after that decision and change nothing of it."""
+        scopes = self.cache.get("options")
+        if scopes is None:
+            scopes = self.cache["options"] = sorted((s for s in self.scopes if s.options is not None),
+                                                    key=Scope.merge_key)
+        record = SERVER_DEFAULT
+        for scope in scopes:
+            if scope.vhost is not None and scope.vhost is not vhost:
+                continue
+            if scope.kind in ("server", "vhost") or scope.dirpath is not None and _dir_under(directory, scope.dirpath):
+                record = merged(record, scope.options)
+        return follows_symlinks(record)
 
     def _applies(self, scope: Scope, url: str, directory: str, matched_dir: str, basename: str) -> bool:
         """``directory``: the request's directory with its slash; ``matched_dir``: the path a
@@ -960,6 +983,9 @@ class Builder:
                 where = f"{item.node.name} {' '.join(item.args)} ({item.file}:{item.node.location.line})"
                 own.authz22[module] = authz22.record(own.authz22.get(module), key, item.args, where)
                 continue
+            if key == "options":
+                self._read_options(item, section, vhost)
+                continue
             if key == "allowoverride" and section is not None:
                 self.scope_for(section, vhost, item).allowoverride = item
                 continue
@@ -975,6 +1001,19 @@ class Builder:
                 continue
             if key in COMPAT_KEYS or key in ("require", "authtype", "authmerging") or key in AUTHZ_CONTAINERS:
                 self._read_access(item, self._access_scope(item, section, vhost))
+
+    def _read_options(self, item: Item, section: Section | None, vhost: Section | None) -> None:
+        """An Options line of a scope that decides whether the walk follows symlinks (:attr:`Scope.options`);
+        every line of one scope changes the same record, as httpd's set_options does. A line 2.4 refuses and
+        2.2 read (HT121) is read as 2.2 did; one with an unknown word, which neither reads, is left out."""
+        if section is not None and (section.key != "directory" or (len(section.args) > 1 and section.args[0] == "~")):
+            return
+        words = list(item.args)
+        if not words or not known(words):
+            return
+        scope = self.scope_for(section, vhost, item)
+        start = scope.options or (SERVER_DEFAULT if scope.kind in ("server", "vhost") else UNSET)
+        scope.options = read_22(words, start)
 
     def _access_scope(self, item: Item, section: Section | None, vhost: Section | None) -> Scope:
         """The scope of an access line, noting where httpd would refuse it and what leaves it undecided."""
@@ -1149,7 +1188,7 @@ class Builder:
 
 _READ_KEYS = (
     SCOPE_KEYS | COMPAT_KEYS | AUTHZ_CONTAINERS
-    | {"virtualhost", "servername", "serveralias", "documentroot", "alias", "scriptalias", "allowoverride",
+    | {"virtualhost", "servername", "serveralias", "documentroot", "alias", "scriptalias", "allowoverride", "options",
        "accessfilename", "require", "authtype", "authmerging", "authgroupfile", "authdbmgroupfile", "loadmodule",
        "rewriteoptions", "limit", "limitexcept"} | remap.KEYS
     | frozenset(authz22.AUTHORITATIVE_KEYS) | {"authzdbmtype"}

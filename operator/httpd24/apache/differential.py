@@ -39,7 +39,9 @@ comparison is fair): Includes are inlined, then only what decides access is
 kept -- the sections (Directory, Files, Location and their Match forms, Limit,
 LimitExcept, Require containers, IfModule/IfDefine/IfVersion) and the
 directives of :data:`KEEP` (Order/Allow/Deny/Satisfy/Require, Auth*,
-SetEnvIf/BrowserMatch, SetHandler server-status, Alias, DocumentRoot).  Each
+SetEnvIf/BrowserMatch, SetHandler server-status, Alias, DocumentRoot, and the
+Options lines 2.4 reads: whether the directory walk follows symlinks decides
+which <Directory> sections a file meets).  Each
 VirtualHost becomes a unit of its own (server-level content plus that host's
 content).  Every absolute file system path is moved below a temporary root
 (``/var/www/x`` -> ``<tmp>/fs/var/www/x``; ``<Directory />`` stays ``/``),
@@ -67,6 +69,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 from ..access.model import alias_rest
 from ..config import ConfigSet, Directive, Section, Target, module_identifier
 from ..config.errors import ParseError
+from ..config.options import known, refusal_24
 from ._auth import htgroup_file, htpasswd_line
 from ._httpd import Httpd, HttpdError, find_httpd
 from ._instance import Instance
@@ -131,7 +134,7 @@ KEEP = {
     "authtype", "authname", "authuserfile", "authgroupfile", "authbasicprovider", "authmerging",
     "authzsendforbiddenonfailure", "authbasicauthoritative",
     "setenvif", "setenvifnocase", "browsermatch", "browsermatchnocase",
-    "sethandler", "alias", "aliasmatch", "documentroot",
+    "sethandler", "alias", "aliasmatch", "documentroot", "options",
 }
 _KEPT_HANDLERS = {"server-status", "none", "default-handler"}
 _FILE_SAMPLES = (
@@ -456,6 +459,8 @@ class _Extractor:
                     continue
                 if in_location and args[0].lower() == "server-status":
                     unit.handler_locations.add(in_location)
+            elif key == "options" and (not known(args) or refusal_24(args) is not None):
+                continue  # a line 2.4 refuses would stop both servers (HT121 says what 2.2 made of it)
             elif key == "documentroot" and args:
                 unit.docroot = args[0].rstrip("/") or "/"
                 args = [self.fs(args[0])]
