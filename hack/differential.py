@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--batch", type=int, default=25, help="configurations per server pair")
     ap.add_argument("--show", type=int, default=5, help="failures to print in full")
     ap.add_argument("--shapes", choices=("narrow", "wide"), default="narrow",
-                    help="wide: wildcards, ~ forms, repeated sections, keywords in any case (random_config_wide)")
+                    help="wide: wildcards, ~ forms, repeated sections, keywords in any case, Options lines (random_config_wide, with_options)")
     args = ap.parse_args(argv)
     if find_httpd() is None:
         print("no Apache httpd 2.4 binary found (install apache2 or set HTTPD24_HTTPD)", file=sys.stderr)

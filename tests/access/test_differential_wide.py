@@ -51,6 +51,22 @@ def test_wide_generator_is_seeded_and_varied():
     assert len({t for _i, t in a}) >= 190
 
 
+def test_options_lines_leave_the_rest_of_a_configuration_as_drawn_before_them():
+    """Options lines (whether the walk follows symlinks decides which <Directory> sections a file meets) come
+    from a random stream of their own: a configuration without them is the one its seed drew before."""
+    import random
+
+    with_options = 0
+    for i, text in differential.random_configs(SEED, 200, shapes="wide"):
+        before = differential.random_config_wide(random.Random(f"{SEED}:wide:{i}"))
+        if "Options" in text:
+            with_options += 1
+            assert [line for line in text.splitlines() if "Options " not in line] == before.splitlines()
+        else:
+            assert text == before
+    assert 20 <= with_options <= 120
+
+
 def test_explicit_configurations_state_what_they_inherit():
     for _i, text in differential.random_configs(SEED, 100, shapes="explicit"):
         for section in re.split(r"\n(?=<[A-Za-z])", text)[1:]:

@@ -1317,6 +1317,30 @@ def _cased(rng, word: str, p: float = 0.2) -> str:
     return rng.choice((word.lower(), word.upper(), word[:1].lower() + word[1:].upper()))
 
 
+#: Options lines for :func:`with_options`: whether the walk follows symlinks where a file lies decides which
+#: <Directory> sections meet it (`Indexes` and `None` turn FollowSymLinks off, `+Indexes` keeps it).
+_WIDE_OPTIONS = ("-FollowSymLinks", "SymLinksIfOwnerMatch", "+SymLinksIfOwnerMatch", "None", "Indexes", "+Indexes",
+                 "FollowSymLinks", "+FollowSymLinks", "All", "FollowSymLinks SymLinksIfOwnerMatch")
+_PLAIN_DIRECTORY = re.compile(r"<directory\s+(?!~)", re.I)
+
+
+def with_options(rng, text: str) -> str:
+    """``text`` with Options lines at the server level and in some plain <Directory> sections, in about a
+    third of the configurations (the others unchanged). ``rng`` is a stream of its own, so the rest of a
+    configuration is what its generator drew without it."""
+    if rng.random() >= 0.3:
+        return text
+    lines = text.splitlines()
+    out = []
+    for n, line in enumerate(lines):
+        out.append(line)
+        if n == 0 and rng.random() < 0.4:
+            out.append(f"Options {rng.choice(_WIDE_OPTIONS)}")
+        elif _PLAIN_DIRECTORY.match(line) and rng.random() < 0.5:
+            out.append(f"    Options {rng.choice(_WIDE_OPTIONS)}")
+    return "\n".join(out) + "\n"
+
+
 def random_config_wide(rng, *, max_sections: int = 5, explicit: bool = False) -> str:
     """One random 2.2 access-control configuration with the shapes :func:`random_config` leaves out.
 
@@ -1456,7 +1480,9 @@ def _explicit(rng, lines: list[str], indent: str) -> list[str]:
 def random_configs(seed: int, count: int, start: int = 0, *, shapes: str = "narrow") -> list[tuple[int, str]]:
     """``count`` configurations; number ``i`` depends only on (seed, i, shapes).
 
-    ``shapes``: "narrow" (:func:`random_config`), "wide" or "explicit" (:func:`random_config_wide`).
+    ``shapes``: "narrow" (:func:`random_config`), "wide" or "explicit" (:func:`random_config_wide`, with
+    :func:`with_options` drawn from a stream of its own: the configurations it leaves alone are those of
+    before it).
     """
     import random
 
@@ -1464,7 +1490,8 @@ def random_configs(seed: int, count: int, start: int = 0, *, shapes: str = "narr
         return [(i, random_config(random.Random(f"{seed}:{i}"))) for i in range(start, start + count)]
     if shapes not in ("wide", "explicit"):
         raise ValueError(f"unknown shapes {shapes!r}")
-    return [(i, random_config_wide(random.Random(f"{seed}:{shapes}:{i}"), explicit=shapes == "explicit"))
+    return [(i, with_options(random.Random(f"{seed}:{shapes}:{i}:options"),
+                             random_config_wide(random.Random(f"{seed}:{shapes}:{i}"), explicit=shapes == "explicit")))
             for i in range(start, start + count)]
 
 
