@@ -38,8 +38,9 @@ SECTIONS = {
 OPTIONS = ["FollowSymLinks", "-FollowSymLinks", "SymLinksIfOwnerMatch", "+SymLinksIfOwnerMatch", "None", "Indexes",
            "+Indexes", "All", "FollowSymLinks SymLinksIfOwnerMatch"]
 #: Where the Options line stands: the server, a <Directory> above or at the file's directory (or at /x/sub,
-#: the file's directory for /x/sub/f.html only), a wildcard <Directory> meeting /x/sub, the section itself.
-PLACES = ["server", "/srv/www", "/srv/www/x", "/srv/www/x/sub", "/srv/www/x/?ub", "in-section"]
+#: the file's directory for /x/sub/f.html only), a wildcard <Directory> meeting /x/sub, the section itself, a
+#: regex section meeting /x and all below it.
+PLACES = ["server", "/srv/www", "/srv/www/x", "/srv/www/x/sub", "/srv/www/x/?ub", "in-section", "regex"]
 
 
 def config(section: str, options: str, place: str) -> str:
@@ -48,6 +49,8 @@ def config(section: str, options: str, place: str) -> str:
         lines.append(f"Options {options}")
     for directory in ("/srv/www", "/srv/www/x", "/srv/www/x/sub", "/srv/www/x/?ub"):
         lines += [f"<Directory {directory}>", *([f"    Options {options}"] if place == directory else []), "</Directory>"]
+    if place == "regex":
+        lines += ['<DirectoryMatch "^/srv/www/x">', f"    Options {options}", "</DirectoryMatch>"]
     head, tail = SECTIONS[section]
     lines += [head, *([f"    Options {options}"] if place == "in-section" else []), "    Require all denied", tail]
     return "\n".join(lines) + "\n"
@@ -82,6 +85,7 @@ def test_the_model_meets_the_sections_apache2_meets_whatever_the_options(httpd):
     assert statuses["star-star | Options None | /srv/www/x/?ub"]["/x/sub/f.html"] == 200
     assert statuses["star-star | Options None | /srv/www/x/?ub"]["/x/sub/"] == 200
     assert statuses["tilde | Options None | server"]["/x/f.html"] == 403
+    assert statuses["star | Options None | regex"]["/x/f.html"] == 403
 
 
 @pytest.fixture
@@ -120,3 +124,20 @@ def test_options_in_an_htaccess_file_decide_for_the_files_beside_it(root, httpd,
     model = build(ConfigSet.from_mapping({"httpd.conf": twenty_two, f"{root}/www/x/.htaccess".lstrip("/"): htaccess},
                                          entry="httpd.conf"))
     assert {path: decide_22(model, on_disk(path)) for path in real} == real
+
+
+def test_a_virtual_host_merges_its_options_onto_the_server_s(root, httpd):  # noqa: F811
+    """Each virtual host's record is merged onto the main server's (+/- words change it, a plain list replaces
+    it), then its <Directory> sections' onto that."""
+    (root / "www" / "x").mkdir(parents=True)
+    (root / "www" / "x" / "f.html").write_text("hello\n")
+    hosts = {"inherits": "", "plus": "Options +FollowSymLinks", "plain": "Options Indexes FollowSymLinks",
+             "minus": "Options -Indexes", "in-directory": f"<Directory {root}/www/x>\n    Options All\n</Directory>"}
+    conf = f"Options Indexes\n<Directory {root}/www/x/*>\n    Require all denied\n</Directory>\n" + "".join(
+        f"<VirtualHost *:*>\n    ServerName {name}.test\n    DocumentRoot {root}/www\n    {body}\n</VirtualHost>\n"
+        for name, body in hosts.items())
+    with Instance({"site.conf": conf}, "site.conf", ["authz_core_module"], httpd=httpd) as srv:
+        real = {name: srv.request("/x/f.html", host=f"{name}.test").status for name in hosts}
+    assert real == {"inherits": 200, "plus": 403, "plain": 403, "minus": 200, "in-directory": 403}
+    model = build(ConfigSet.from_mapping({"httpd.conf": conf}, entry="httpd.conf"))
+    assert {name: decide_24(model, Request("/x/f.html", vhost=f"{name}.test", is_dir=False)) for name in hosts} == real
