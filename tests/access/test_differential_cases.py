@@ -241,6 +241,13 @@ SYMLINKS = [
      "</Directory>\n<Directory /srv/www/*>\n    Order deny,allow\n    Deny from 127.0.0.1\n</Directory>\n"
      "<Directory /srv/www/a/*>\n    Order deny,allow\n    Deny from 127.0.0.2\n</Directory>\n"
      "<Directory /srv/www/a/b>\n</Directory>\n"),
+    # /a is a directory (the harness puts /a/f.html in it): asked for without its slash, the walk finds a
+    # directory there and tests `/srv/www/[ac]` against "/srv/www/a/", whatever the options. The model, told
+    # nothing of the disk, took /a for a file and met the section only through FollowSymLinks (seed 3132,
+    # index 1111 of the wide run).
+    ("a directory asked for without its slash meets its sections without FollowSymLinks", DOCROOT
+     + "Options -FollowSymLinks\n<Location /a>\n</Location>\n<Directory /srv/www/[ac]>\n    Order deny,allow\n"
+     "    Deny from 127.0.0.2\n</Directory>\n"),
 ]
 
 

@@ -210,6 +210,9 @@ class VerifyReport:
     #: Lines of the original left out of both servers because they send URLs elsewhere (ProxyPass,
     #: RewriteRule, UserDir...): the requests they map were answered from files, so not compared as mapped.
     unserved: list[str] = field(default_factory=list)
+    #: (unit, URL) of the requests whose path is a directory of the tree served (asked for with or without
+    #: its slash), which the model cannot tell from the configuration alone (:func:`model_request`).
+    directories: set[tuple[str, str]] = field(default_factory=set)
 
     @property
     def ok(self) -> bool:
@@ -586,7 +589,7 @@ def _fs_for_url(unit: _Unit, url: str, alias_fs: str = "/__fs") -> str | None:
     return unit.docroot.rstrip("/") + url
 
 
-def _build_tree(fs_root: Path, plans: Sequence[tuple[_Unit, Sequence[str]]]) -> None:
+def _build_tree(fs_root: Path, plans: Sequence[tuple[_Unit, Sequence[str]]]) -> set[str]:
     """Create directories (with index.html) and files for the URLs of every unit under ``fs_root``.
 
     A path that one URL needs as a directory and another as a file is a
@@ -627,6 +630,7 @@ def _build_tree(fs_root: Path, plans: Sequence[tuple[_Unit, Sequence[str]]]) -> 
         p = fs_root / f.lstrip("/")
         if not p.exists():
             p.write_text(f"# file {f}\n")  # a comment: harmless even when read as .htaccess
+    return dirs
 
 
 def _env_states(names: Sequence[str]) -> list[tuple[str, ...]]:
@@ -926,6 +930,7 @@ def _run_prepared(prepared: Sequence[_Prepared], ws: _Workspace, httpd: Httpd, *
     matrix: list[Req] = []
     owner: dict[str, int] = {}
     plans: list[tuple[_Unit, list[str]]] = []
+    served: list[tuple[VerifyReport, str, _Unit, list[str]]] = []
     for idx, (p, r) in enumerate(runnable):
         cand = dict(p.cand_units)
         for n, (label, ref_unit) in enumerate(p.ref_units):
@@ -955,11 +960,14 @@ def _run_prepared(prepared: Sequence[_Prepared], ws: _Workspace, httpd: Httpd, *
                 merged.methods |= u.methods
             urls = _urls(merged)
             plans.append((merged, urls))
+            served.append((r, uname, merged, urls))
             for url, method, env, (user, pw), src in itertools.product(
                 urls, _methods(merged.methods), _env_states(sorted(merged.env)), creds, sources
             ):
                 matrix.append(Req(uname, method, url, src, user, pw, env))
-    _build_tree(ws.fs, plans)
+    dirs = _build_tree(ws.fs, plans)
+    for r, uname, unit, urls in served:
+        r.directories |= {(uname, url) for url in urls if (_fs_for_url(unit, url) or "").rstrip("/") in dirs}
     ws.open_up()
 
     common = "\n".join([
@@ -1064,7 +1072,7 @@ def model_request(q: Req, report: VerifyReport):
         env=frozenset(q.env), user=q.user, password_ok=q.password != WRONG_PASSWORD,
         groups=frozenset(report.users.get(q.user or "", ())),
         filename=q.path[len("/__fs"):] if q.path.startswith("/__fs/") else None,
-        is_dir=True if q.path.endswith("/") else None,
+        is_dir=True if q.path.endswith("/") or (q.unit, q.path) in report.directories else None,
     )
 
 
