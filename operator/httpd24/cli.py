@@ -365,6 +365,10 @@ def _write(source: inputs.Source, migration: Migration, err, wrote: dict[str, by
     that cannot be written keeps no other from being written, but those that hold the other parts of
     its fixes (:func:`_linked`): written without it, they would mean what neither text meant.
 
+    One file on disk read under two names (a link to it, a linked directory) is written once, through the
+    link; when the two names' texts differ, or differ from what this run wrote to it for another argument,
+    it is not written (:func:`_texts_differ`): either text would undo the other's fixes.
+
     A ConfigMap's manifest gets only its changed values replaced (:mod:`httpd24.manifest_edit`).
     ``wrote``: what this run has written so far, by real path: a manifest of several ConfigMaps is
     written once for each, and its own earlier write is not someone else's edit (:func:`_replace_file`).
@@ -372,25 +376,83 @@ def _write(source: inputs.Source, migration: Migration, err, wrote: dict[str, by
     if source.kind == "configmap":
         return _write_configmap(source, migration, err, wrote)
     unwritten = set()
-    for group in _linked(migration):
+    same = {name: _file_identity(path) for name, path in source.paths.items() if name in migration.files}
+    names_of: dict[object, list[str]] = {}  # the names of each file on disk
+    for name in sorted(same):
+        names_of.setdefault(same[name], []).append(name)
+    for group in _linked(migration, same):
         pathless = [name for name in group if name not in source.paths]
         if pathless:
             _no_path(source, migration, group, pathless, err)
             unwritten.update(group)
             continue
-        members = []
+        if _texts_differ(source, migration, group, [names_of[same[name]] for name in group], wrote, err):
+            unwritten.update(group)
+            continue
+        members: dict[object, tuple[str, bytes, bytes | None]] = {}
         for name in group:
-            path = source.paths[name]
-            expected = wrote.get(os.path.realpath(path), migration.original.get(name))
-            members.append((path, migration.files[name], expected))
+            path = os.path.realpath(source.paths[name])
+            if same[name] in members or wrote.get(path) == migration.files[name]:
+                continue  # the same file, written once; or this text is in it already (another argument's)
+            members[same[name]] = (path, migration.files[name], wrote.get(path, migration.original.get(name)))
+        if not members:
+            continue
         if len(members) == 1:
-            path, data, expected = members[0]
+            [(path, data, expected)] = members.values()
             written = _replace_file(path, data, err, expected, wrote)
         else:
-            written = _replace_files(members, err, wrote, _codes_linking(migration, group))
+            written = _replace_files(list(members.values()), err, wrote, _codes_linking(migration, group))
         if not written:
             unwritten.update(group)
     return unwritten
+
+
+def _file_identity(path: str) -> tuple[int, int] | str:
+    """What one file is known by whatever its names: device and inode (a symbolic or a hard link, a linked
+    directory), else, when it cannot be looked at (its write says why), its real path."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return os.path.realpath(path)
+    return info.st_dev, info.st_ino
+
+
+def _texts_differ(source: inputs.Source, migration: Migration, group: list[str], names: list[list[str]],
+                  wrote: dict[str, bytes], err) -> bool:
+    """Whether ``group`` holds a file that would be written with two texts: under two of its names (a fix made, or
+    silenced by per-file-ignores, under one of them only), or other than the text this run wrote to it for an
+    earlier argument that reads it too (each migrated it from what it read, so the later write dropped the
+    earlier's fixes). Said with both names, the first line that differs, and what to do; the rest of the group
+    is said not to be written either, as a half of a fix is never written (:func:`_linked`). ``names``: each
+    name's file's names."""
+    for name, names_of_file in zip(group, names):
+        data = migration.files[name]
+        twin = next((other for other in names_of_file if migration.files[other] != data), None)
+        path = os.path.realpath(source.paths[name])
+        if twin is not None:
+            line = _first_difference(data, migration.files[twin])
+            shown, other = source.display(name), source.display(twin)
+            err.write(f"httpd24: {shown}: not written: it is one file with {other} ({path}, reached under both names "
+                      f"through a link), and their migrated texts differ from line {line} ({shown}:{line}, "
+                      f"{other}:{line}): a fix made, or ignored, under one name only; written as either, the other's "
+                      "would be lost -> make the fixes agree for both names (a per-file-ignores pattern that matches "
+                      "both, or none), or edit the file by hand from `httpd24 migrate --diff`\n")
+        elif wrote.get(path, data) != data:
+            line = _first_difference(data, wrote[path])
+            err.write(f"httpd24: {source.display(name)}: not written for {source.label}: this run wrote it for another "
+                      f"argument already, and its text there differs from this one's from line {line} -> run "
+                      f"`httpd24 migrate --write {source.label}` again: it reads the file as it is now\n")
+        else:
+            continue
+        _not_either(source, migration, group, [n for n in group if n not in names_of_file], source.display(name), err)
+        return True
+    return False
+
+
+def _first_difference(one: bytes, other: bytes) -> int:
+    """The number of the first line that differs between two texts (one past the shorter's last line)."""
+    ones, others = one.split(b"\n"), other.split(b"\n")
+    return next((index for index, (a, b) in enumerate(zip(ones, others), 1) if a != b), min(len(ones), len(others)) + 1)
 
 
 def _no_path(source: inputs.Source, migration: Migration, group: list[str], pathless: list[str], err) -> None:
@@ -402,17 +464,26 @@ def _no_path(source: inputs.Source, migration: Migration, group: list[str], path
         err.write(f"httpd24: {source.display(name)}: not written: httpd24 has no file on disk to write it to (it was "
                   f"not read from one); its fixes ({codes}) change it -> print them with `httpd24 migrate --diff` "
                   "and apply that by hand\n")
-    for name in group:
-        if name not in pathless:
-            err.write(f"httpd24: {source.display(name)}: not written either: its fix ({_codes_linking(migration, group)}) "
-                      f"also edits {source.display(pathless[0])}, which could not be written; it is left as it was\n")
+    _not_either(source, migration, group, [name for name in group if name not in pathless],
+                source.display(pathless[0]), err)
 
 
-def _linked(migration: Migration) -> list[list[str]]:
+def _not_either(source: inputs.Source, migration: Migration, group: list[str], others: list[str], failed: str,
+                err) -> None:
+    """Say of ``others`` of ``group`` that they are not written either: a fix of the group edits them and
+    ``failed``, which is not written."""
+    codes = _codes_linking(migration, group)
+    for name in others:
+        err.write(f"httpd24: {source.display(name)}: not written either: its fix ({codes}) also edits {failed}, which "
+                  "could not be written; it is left as it was\n")
+
+
+def _linked(migration: Migration, same: dict[str, object] | None = None) -> list[list[str]]:
     """The changed files, in groups to be written together or not at all: the files one fix edited (HT113
     writes LogLevel into virtual hosts in other files), and so on through the fixes of those files.
     Written apart, a failed write would leave the other half of an edit on disk, which is a meaning
-    neither the input nor the migration had. Files no fix links are each a group of their own."""
+    neither the input nor the migration had. ``same``: what file on disk each name is; names of one file
+    are one group, as it is written once for all of them. Files nothing links are each a group of their own."""
     changed = sorted(migration.changed)
     group = {name: name for name in changed}
 
@@ -422,10 +493,18 @@ def _linked(migration: Migration) -> list[list[str]]:
             name = group[name]
         return name
 
-    for finding in migration.applied:
-        files = sorted(name for name in migration.files_of(finding) if name in group)
+    def join(files: list[str]) -> None:
         for other in files[1:]:
             group[root(other)] = root(files[0])
+
+    for finding in migration.applied:
+        join(sorted(name for name in migration.files_of(finding) if name in group))
+    by_file: dict[object, list[str]] = {}
+    for name in changed:
+        if same is not None and name in same:
+            by_file.setdefault(same[name], []).append(name)
+    for names in by_file.values():
+        join(names)
     groups: dict[str, list[str]] = {}
     for name in changed:
         groups.setdefault(root(name), []).append(name)
