@@ -579,7 +579,7 @@ def _changed_meanwhile(path: str, err) -> bool:
 
 
 def _replace_file(path: str, data: bytes, err, expected: bytes | None = None,
-                  wrote: dict[str, bytes] | None = None) -> bool:
+                  wrote: dict[str, bytes] | None = None, originals: _Originals | None = None) -> bool:
     """``path`` now holds ``data`` (atomically, with its owner, group and permissions), or it is left as
     it was and False.
 
@@ -592,6 +592,7 @@ def _replace_file(path: str, data: bytes, err, expected: bytes | None = None,
     file's directory, so that the rename is atomic: a fixed name was opened through whatever link
     someone had put there, overwriting that link's target and then renaming the link over the file.
     Its owner and mode are set through the descriptor and it is synced before the rename.
+    ``originals``: the copies of the files being written together, for one rewritten in place.
     """
     path = os.path.realpath(path)  # through a link (Debian's mods-enabled/): the file, not the link, changes
     tmp = None
@@ -600,7 +601,7 @@ def _replace_file(path: str, data: bytes, err, expected: bytes | None = None,
         if tmp is None:
             # A new file renamed over this name would part it from its other hard links, which would keep
             # the old text: the one file they share is rewritten instead (not atomically).
-            return _rewrite_in_place(path, data, err, expected, wrote)
+            return _rewrite_in_place(path, data, err, expected, wrote, originals)
         if expected is not None and _read(path) != expected:
             return _changed_meanwhile(path, err)
         os.replace(tmp, path)
@@ -646,8 +647,8 @@ def _stage(path: str, data: bytes) -> str | None:
 
 def _keep_copy(path: str, data: bytes) -> str:
     """A new file beside ``path`` holding ``data`` (its original bytes), synced, readable by the owner only (it
-    may hold secrets the file's mode kept from others): what :func:`_replace_files` puts it back from when
-    that fails. A dot name that ends in .httpd24-orig, which no `Include conf.d/*.conf` reads."""
+    may hold secrets the file's mode kept from others), what is left of it when writing it and putting it back
+    both fail (:class:`_Originals`). A dot name that ends in .httpd24-orig, which no `Include conf.d/*.conf` reads."""
     directory, base = os.path.split(path)
     fd, copy = tempfile.mkstemp(prefix=f".{base}.", suffix=".httpd24-orig", dir=directory)
     try:
@@ -659,6 +660,45 @@ def _keep_copy(path: str, data: bytes) -> str:
         _unlink(copy)
         raise
     return copy
+
+
+class _Originals:
+    """Copies of files' original bytes, each beside its file (:func:`_keep_copy`), made before the file is first
+    written: once a write fails and putting the old bytes back fails too (a disk still full, a file made
+    immutable meanwhile), or httpd24 is interrupted between the renames of files written together, the bytes in
+    memory are gone when httpd24 exits, and the copy is what is left. Each copy is removed at the end
+    (:meth:`discard`) but those :meth:`left` names, which stay."""
+
+    def __init__(self) -> None:
+        self._copies: dict[str, str] = {}  # path -> its copy, removed at the end
+        self._left: dict[str, str] = {}  # path -> its copy, which stays
+
+    def keep(self, path: str, data: bytes, err) -> bool:
+        """Make the copy of ``path`` holding ``data`` (once); when it cannot be made, say so (the file is not
+        written without one) and False."""
+        if path in self._copies:
+            return True
+        try:
+            self._copies[path] = _keep_copy(path, data)
+        except OSError as error:
+            err.write(f"httpd24: cannot write {path}: no copy of it could be kept to put it back from "
+                      f"({error.strerror}); it is left as it was\n")
+            return False
+        return True
+
+    def left(self, path: str) -> str:
+        """What to say of ``path``'s copy, which now stays: where it is and how to put it back."""
+        if path in self._copies:
+            self._left[path] = self._copies.pop(path)
+        copy = self._left[path]
+        return (f"its original is kept in {copy}: put it back with `cp {copy} {path}` (which keeps the file's owner "
+                "and mode)")
+
+    def discard(self) -> None:
+        """Remove the copies no longer needed: every one that :meth:`left` has not named."""
+        for copy in self._copies.values():
+            _unlink(copy)
+        self._copies.clear()
 
 
 def _unlink(tmp: str | None) -> None:
@@ -677,14 +717,14 @@ def _replace_files(members: list[tuple[str, bytes, bytes | None]], err, wrote: d
     Every temporary file is made and every file checked before the first rename, so that what fails
     for want of space, rights or a changed file fails with nothing renamed. A rename that fails after
     others (an immutable file refuses it only then) puts those back, each atomically again. Putting one
-    back may fail too (it was made immutable meanwhile): its original bytes were only in memory, and
-    lost when httpd24 exited. So a copy of each file is made beside it before the first rename
-    (:func:`_keep_copy`); the copy of a file that could not be put back stays, and the error names it.
+    back may fail too (it was made immutable meanwhile), so a copy of each file is made beside it before
+    the first rename (:class:`_Originals`); the copy of a file that could not be put back stays, and the
+    error names it.
     """
     members = [(os.path.realpath(path), data, expected) for path, data, expected in members]
     staged: list[tuple[str, bytes, str | None]] = []  # path, data, temporary file (None: rewritten in place)
     olds: dict[str, bytes] = {}
-    copies: dict[str, str] = {}  # path -> the copy of its original bytes, removed unless it is all that is left
+    originals = _Originals()
     done: list[str] = []  # renamed so far
 
     def give_up(failed: str, done=()) -> bool:
@@ -706,15 +746,11 @@ def _replace_files(members: list[tuple[str, bytes, bytes | None]], err, wrote: d
                 _changed_meanwhile(path, err)
                 return give_up(path)
         for path, _, _ in members:
-            try:
-                copies[path] = _keep_copy(path, olds[path])
-            except OSError as error:
-                err.write(f"httpd24: cannot write {path}: no copy of it could be kept to put it back from "
-                          f"({error.strerror}); it is left as it was\n")
+            if not originals.keep(path, olds[path], err):
                 return give_up(path)
         for index, (path, data, tmp) in enumerate(staged):
             if tmp is None:
-                ok = _rewrite_in_place(path, data, err, olds[path], wrote)
+                ok = _rewrite_in_place(path, data, err, olds[path], wrote, originals)
             else:
                 try:
                     os.replace(tmp, path)
@@ -726,27 +762,24 @@ def _replace_files(members: list[tuple[str, bytes, bytes | None]], err, wrote: d
                     ok = False
             if not ok:
                 for back in done:
-                    if _replace_file(back, olds[back], err, wrote[back], wrote):
+                    if _replace_file(back, olds[back], err, wrote[back], wrote, originals):
                         err.write(f"httpd24: {back}: put back as it was: its fix ({codes}) also edits {path}, "
                                   "which could not be written\n")
                     else:
-                        kept = copies.pop(back)
                         err.write(f"httpd24: {back}: holds the migrated text, but {path}, which its fix ({codes}) "
-                                  f"also edits, does not; its original is kept in {kept}: put it back with "
-                                  f"`cp {kept} {back}` (which keeps the file's owner and mode), or write {path} as "
+                                  f"also edits, does not; {originals.left(back)}, or write {path} as "
                                   "`httpd24 migrate` prints it\n")
                 return give_up(path, done)
             done.append(path)
         return True
     except BaseException:  # interrupted between the renames: the copies of those renamed are all that is left
         for back in done:
-            err.write(f"httpd24: {back}: holds the migrated text; its original is kept in {copies.pop(back)}\n")
+            err.write(f"httpd24: {back}: holds the migrated text; {originals.left(back)}\n")
         raise
     finally:
         for _, _, tmp in staged:
             _unlink(tmp)
-        for copy in copies.values():
-            _unlink(copy)
+        originals.discard()
 
 
 def _need_a_person(migration: Migration) -> list[Finding]:
@@ -762,10 +795,14 @@ def _read(path: str) -> bytes:
 
 
 def _rewrite_in_place(path: str, data: bytes, err, expected: bytes | None = None,
-                      wrote: dict[str, bytes] | None = None) -> bool:
+                      wrote: dict[str, bytes] | None = None, originals: _Originals | None = None) -> bool:
     """``path`` overwritten with ``data``; on a failed write (a full disk) its old bytes are put back,
     in the blocks they held, so that it is left as it was. Unbuffered, so no failed write lingers.
-    Not written when it no longer holds ``expected`` (see :func:`_replace_file`)."""
+    Not written when it no longer holds ``expected`` (see :func:`_replace_file`).
+
+    Its original is copied beside it first (``originals``: the copies of the files written together, else
+    its own), as :func:`_replace_files` copies those it renames: when putting the old bytes back fails too,
+    the file holds part of each text, and the copy, which the error names, is all that is left of it."""
 
     def put(handle, content: bytes) -> None:
         handle.seek(0)
@@ -774,19 +811,31 @@ def _rewrite_in_place(path: str, data: bytes, err, expected: bytes | None = None
             view = view[handle.write(view):]
         handle.truncate(len(content))
 
+    own = originals is None
+    copies = _Originals() if originals is None else originals
     try:
         with open(path, "r+b", buffering=0) as handle:
             old = handle.readall()
             if expected is not None and old != expected:
                 return _changed_meanwhile(path, err)
+            if not copies.keep(path, old, err):
+                return False
             try:
                 put(handle, data)
-            except OSError:
-                put(handle, old)
+            except OSError as error:
+                try:
+                    put(handle, old)
+                except OSError as again:
+                    err.write(f"httpd24: cannot write {path}: {error.strerror}, nor put its old bytes back "
+                              f"({again.strerror}); {copies.left(path)}\n")
+                    return False
                 raise
     except OSError as error:
         err.write(f"httpd24: cannot write {path}: {error.strerror}; it is left as it was\n")
         return False
+    finally:
+        if own:
+            copies.discard()
     if wrote is not None:
         wrote[path] = data
     return True

@@ -230,3 +230,82 @@ def test_no_copy_is_left_when_the_rollback_succeeds_or_nothing_fails(site, immut
     _chattr("-i", site / "vhost.conf")
     assert run("migrate", "--write", "--select", "HT113,HT114", str(site / "main.conf"))[0] == 0
     assert sorted(p.name for p in site.iterdir()) == ["alone.conf", "main.conf", "vhost.conf"]
+
+
+# -- a file with hard links, rewritten in place, keeps its original too ----------------------------------------------
+_LIMITED_AFTER_COPIES = r'''
+import os, resource, signal, sys
+from httpd24.cli import main
+
+copies, fsync = int(sys.argv[1]), os.fsync
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # EFBIG, not death
+
+
+def limit():
+    resource.setrlimit(resource.RLIMIT_FSIZE, (8, resource.RLIM_INFINITY))
+
+
+def then_limited(fd):
+    global copies
+    fsync(fd)
+    if os.readlink(f"/proc/self/fd/{fd}").endswith(".httpd24-orig"):
+        copies -= 1
+        if copies == 0:
+            limit()
+
+
+if copies == 0:
+    limit()
+os.fsync = then_limited
+sys.exit(main(sys.argv[2:]))
+'''
+
+
+@pytest.mark.parametrize("alone", [True, False], ids=["alone", "with-a-linked-file"])
+def test_an_in_place_rewrite_that_cannot_put_the_file_back_keeps_its_original(site, alone):
+    """main.conf has another hard link, so it is rewritten in place; the write stops part-way, and so does the write
+    of its old bytes: what it holds is not known. It was said to be "left as it was", and its original was in memory
+    only; now it is in a copy made before the first write, which the error names."""
+    os.link(site / "main.conf", site / "other-name.conf")
+    if alone:
+        (site / "main.conf").write_text("RewriteLog logs/rw.log\nRewriteLogLevel 2\n")
+    original = (site / "main.conf").read_text()
+    done = _limited_after_copies(1 if alone else 2, "migrate", "--write", "--select", "HT113,HT114",
+                                 str(site / "main.conf"))
+    assert done.returncode == 2, done.stderr
+    kept = [p for p in site.iterdir() if p.name.endswith(".httpd24-orig")]
+    assert len(kept) == 1 and kept[0].name.startswith(".main.conf."), sorted(p.name for p in site.iterdir())
+    assert kept[0].read_text() == original and os.stat(kept[0]).st_mode & 0o777 == 0o600
+    too_large = os.strerror(errno.EFBIG)
+    assert (f"httpd24: cannot write {site}/main.conf: {too_large}, nor put its old bytes back ({too_large}); its "
+            f"original is kept in {kept[0]}: put it back with `cp {kept[0]} {site}/main.conf` (which keeps the "
+            "file's owner and mode)") in done.stderr, done.stderr
+    assert f"{site}/main.conf: {too_large}; it is left as it was" not in done.stderr
+    assert (site / "vhost.conf").read_text() == VHOST
+    assert "  fixed " not in done.stderr and "  would fix " in done.stderr
+
+
+def test_an_in_place_rewrite_is_not_made_without_a_copy_of_the_original(site):
+    """No copy can be made (the limit is there from the start): the file is not written, rather than written with
+    nothing to put it back from. It was written part-way, put back part-way, and said to be "left as it was"."""
+    os.link(site / "main.conf", site / "other-name.conf")
+    done = _limited_after_copies(0, "migrate", "--write", "--select", "HT101", str(site / "main.conf"))
+    assert done.returncode == 2, done.stderr
+    assert (site / "main.conf").read_text() == MAIN
+    assert (f"httpd24: cannot write {site}/main.conf: no copy of it could be kept to put it back from "
+            f"({os.strerror(errno.EFBIG)}); it is left as it was") in done.stderr, done.stderr
+    assert sorted(p.name for p in site.iterdir()) == ["alone.conf", "main.conf", "other-name.conf", "vhost.conf"]
+
+
+def _limited_after_copies(copies: int, *argv):
+    """``httpd24 ARGV`` in a process of its own whose file size limit falls to 8 bytes (the kernel then refuses
+    more with EFBIG, as a full disk refuses blocks) once ``copies`` copies of originals (.httpd24-orig) are
+    made: each write of a longer file then stops part-way, and so does the write that puts its old bytes back."""
+    import subprocess
+    import sys
+
+    import httpd24
+
+    operator = os.path.dirname(os.path.dirname(httpd24.__file__))  # the httpd24 this test runs
+    return subprocess.run([sys.executable, "-c", _LIMITED_AFTER_COPIES, str(copies), *argv], capture_output=True,
+                          text=True, timeout=60, env=dict(os.environ, PYTHONPATH=operator))
