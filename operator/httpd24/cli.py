@@ -1093,8 +1093,9 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--stdin-filename", metavar="NAME", default=None,
                         help="the name to report for standard input (a .yaml/.json name reads it as a manifest)")
     parser.add_argument("--server-root", metavar="DIR", default=None,
-                        help="where a file's relative Includes are read from (default: its ServerRoot when the "
-                             "file lies under it, else the file's directory or its parent, whichever the Includes match)")
+                        help="where the relative Includes of a file or directory are read from (default: a file's "
+                             "ServerRoot when the file lies under it, else the file's directory or its parent, whichever "
+                             "the Includes match; a directory itself)")
     parser.add_argument("--target-version", default=None, type=_release, metavar="X.Y.Z", help="httpd 2.4 release to judge <IfVersion> against (default 2.4.62)")
     parser.add_argument("--module", action="append", metavar="NAME", help="module loaded before the configuration, named either way "
                         "<IfModule> takes it (mod_ssl.c or ssl_module; repeatable); when given, <IfModule> on any "

@@ -322,7 +322,7 @@ def load(path: str, *, server_root: str | None = None, errors: list[InputError] 
             raise InputError(f"{path}: no such file or directory")
         raise InputError(f"{path}: cannot read ({error.strerror})")
     if stat.S_ISDIR(info.st_mode):
-        return _load_directory(path, errors)
+        return _load_directory(path, errors, server_root)
     if not stat.S_ISREG(info.st_mode):
         # A pipe (bash's <(...), /dev/stdin) or a FIFO gives its bytes once: read it once, as `-` is;
         # sniffing its head first (not_configuration) would take those bytes away from the read.
@@ -409,10 +409,12 @@ def _shown(where: str, given: str) -> str:
     return where if relative.startswith("..") else relative
 
 
-def _load_directory(path: str, errors: list[InputError] | None = None) -> list[Source]:
+def _load_directory(path: str, errors: list[InputError] | None = None,
+                    server_root: str | None = None) -> list[Source]:
     """httpd files of a directory as one configuration; Kubernetes manifests in it as their ConfigMaps.
-    A manifest that cannot be read (a Helm template) goes to ``errors``: the other files are checked."""
-    configset = ConfigSet.from_directory(path)
+    A manifest that cannot be read (a Helm template) goes to ``errors``: the other files are checked.
+    ``server_root``: where the files' relative Includes are read from, as for a file (default: the directory)."""
+    configset = ConfigSet.from_directory(path, server_root=server_root)
     manifests = sorted(name for name in configset.documents if _is_manifest(name))
     sources: list[Source] = []
     failed = False
@@ -432,8 +434,9 @@ def _load_directory(path: str, errors: list[InputError] | None = None) -> list[S
         if configset.entry in manifests:
             configset.entry = None
     if configset.documents or configset.errors:
-        paths = {name: os.path.join(path, name) for name in configset.documents}
-        sources.insert(0, Source(path, configset, prefix=path, kind="directory", paths=paths))
+        base = path if server_root is None else server_root  # the set's names are relative to it, or absolute
+        paths = {name: os.path.normpath(os.path.join(base, name)) for name in configset.documents}
+        sources.insert(0, Source(path, configset, prefix=base, kind="directory", paths=paths))
     if not sources and not failed:
         raise InputError(f"{path}: no configuration files or ConfigMap manifests in this directory")
     return sources

@@ -501,3 +501,46 @@ def test_an_include_of_a_directory_follows_the_links_in_it_as_httpd_does(tmp_pat
     assert done.returncode == 2
     assert (f"{tmp_path}/httpd.conf:1:1: error: Include conf: {tmp_path}/conf/again is a symbolic link to a "
             "directory above it (a loop)") in done.stderr, done.stderr
+
+
+# -- --server-root for a directory given ----------------------------------------------------------------------------
+@pytest.fixture
+def served(tmp_path):
+    """A server root holding sites/ (what is given) and common/ (what its Includes reach, outside sites/)."""
+    (tmp_path / "sites").mkdir()
+    (tmp_path / "common").mkdir()
+    (tmp_path / "sites" / "x.conf").write_text(
+        "Include common/ok.conf\nInclude common/missing.conf\nInclude common/*.none\nMaxClients 5\n")
+    (tmp_path / "common" / "ok.conf").write_text("KeepAlive On\n")
+    return tmp_path
+
+
+def _said(out: str, err: str) -> list[str]:
+    return sorted(line.split(" ")[0] + " " + line.split(" ")[1] for line in out.splitlines() if ": HT" in line) + sorted(
+        line for line in err.splitlines() if "not read" in line)
+
+
+def test_server_root_reads_a_directory_s_includes_as_it_reads_a_file_s(served):
+    """`--server-root` was not passed to a directory: sites/'s relative Includes were looked up in sites/ (a guess,
+    said on stderr: common/ok.conf "no such file"), and the plain Include of no file was no HT408, where the same
+    file given alone with the same --server-root is HT408 at its line. Now both read the Includes from the server
+    root, and say the same."""
+    file_code, file_out, file_err = run("lint", "--select", "HT403,HT408,HT101", "--server-root", ".", "sites/x.conf",
+                                        cwd=served)
+    code, out, err = run("lint", "--select", "HT403,HT408,HT101", "--server-root", ".", "sites", cwd=served)
+    assert _said(out, err) == _said(file_out, file_err) == [
+        "sites/x.conf:2:1: HT408", "sites/x.conf:3:1: HT403", "sites/x.conf:4:1: HT101"], (out, err)
+    assert code == file_code == 1
+    assert run("migrate", "--write", "--select", "HT101", "--server-root", ".", "sites", cwd=served)[0] == 0
+    assert (served / "sites" / "x.conf").read_text().endswith("MaxRequestWorkers 5\n")
+
+
+def test_server_root_outside_the_directory_names_its_files_absolutely(served, tmp_path_factory):
+    """A server root that does not hold the directory: its relative Includes are read there, as a file's are."""
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    (elsewhere / "common").mkdir()
+    (elsewhere / "common" / "ok.conf").write_text("KeepAlive On\n")
+    code, out, err = run("lint", "--select", "HT403,HT408,HT101", "--server-root", str(elsewhere), "sites", cwd=served)
+    shown = f"{served}/sites/x.conf"
+    assert _said(out, err) == [f"{shown}:2:1: HT408", f"{shown}:3:1: HT403", f"{shown}:4:1: HT101"], (out, err)
+    assert f"there is no {elsewhere}/common/missing.conf" in out

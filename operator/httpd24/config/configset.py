@@ -200,26 +200,32 @@ class ConfigSet:
         a link leads to outside the tree is read under the link's name (``Include ext/*.conf`` finds it,
         and ``--write`` writes the file it leads to). A link to a directory above it (a loop) is not
         followed, and named; so are links past :data:`MAX_LINKED_DIRECTORIES`. What an Include reaches
-        through such a loop is the file the set holds (:meth:`_through_links`)."""
+        through such a loop is the file the set holds (:meth:`_through_links`).
+
+        ``server_root``: the server root on disk, where relative Includes are read from, as for a file given
+        (:func:`.disk.read`): the files are named relative to it when under it, else absolutely, and what the
+        Includes reach there outside ``path`` is looked up on disk, not read. Default: ``path`` itself."""
         root = os.path.abspath(path)
         real_root = os.path.realpath(root)
+        base = root if server_root is None else os.path.abspath(server_root)
         files: dict[str, bytes] = {}
         aliases: dict[str, str] = {}
         skipped: dict[str, str] = {}
         for dirpath, filenames, refused in walk_following_links(root):
             for inner, why in refused.items():
-                skipped[os.path.relpath(inner, root).replace(os.sep, "/")] = why
+                skipped[name_in(inner, base)] = why
             for filename in filenames:
                 full = os.path.join(dirpath, filename)
-                name = os.path.relpath(full, root).replace(os.sep, "/")
+                name = name_in(full, base)
                 real = os.path.realpath(full)
                 if not os.path.isfile(real):
                     special = special_file(real)
                     if special:
                         skipped[name] = special
                     continue
-                if real != os.path.join(real_root, name) and real.startswith(real_root + os.sep):
-                    aliases[name] = os.path.relpath(real, real_root).replace(os.sep, "/")
+                inside = os.path.relpath(full, root)
+                if real != os.path.join(real_root, inside) and real.startswith(real_root + os.sep):
+                    aliases[name] = name_in(os.path.join(root, os.path.relpath(real, real_root)), base)
                     continue
                 reason = not_configuration(real)
                 if reason:
@@ -229,16 +235,18 @@ class ConfigSet:
                     files[name] = handle.read()
         if entry is None:
             for candidate in ("httpd.conf", "apache2.conf", "conf/httpd.conf"):
-                if candidate in files:
-                    entry = candidate
+                if name_in(os.path.join(root, candidate), base) in files:
+                    entry = name_in(os.path.join(root, candidate), base)
                     break
-        configset = cls.from_mapping(files, entry=entry, server_root=server_root or root)
+        configset = cls.from_mapping(files, entry=entry, server_root=base)
         configset.listing = None  # a copy of a server's files may be partial (:meth:`_missing_includes` says so)
         configset.aliases = {k: v for k, v in aliases.items() if v in configset.documents}
-        configset._through_links(root, real_root)
-        configset.linked = linked_directories([*configset.documents, *configset.aliases], root)
-        configset.disk_root = root
-        configset.disk_is_server_root = configset.entry is not None  # else a part of a server (a conf.d/ alone)
+        configset._through_links(base)
+        configset.linked = linked_directories([*configset.documents, *configset.aliases], base)
+        configset.disk_root = base
+        # The server root is known when it was given, or holds the entry file; else the directory is a part of
+        # a server (a conf.d/ alone), whose Includes are relative to a server root it does not hold.
+        configset.disk_is_server_root = server_root is not None or configset.entry is not None
         # Includes through links must resolve before deciding what no Include names.
         left_out = content_and_data(configset)
         for name, why in left_out.items():
@@ -251,18 +259,19 @@ class ConfigSet:
         configset.skipped = skipped
         return configset
 
-    def _through_links(self, root: str, real_root: str) -> None:
+    def _through_links(self, root: str) -> None:
         """Read each Include on disk as httpd reads it: a file it reaches under a name the walk did not give
         (through a loop, `conf.d/self/a.conf`) becomes an alias of the file the set holds, so that it
         is not judged to match nothing (HT403); a directory it reads that holds a link back up is an
-        error at its line, as httpd fails on it (:func:`include_loop`)."""
+        error at its line, as httpd fails on it (:func:`include_loop`). ``root``: the server root on disk."""
+        real_root = os.path.realpath(root)
         for name, doc in list(self.documents.items()):
             for node in doc.directives():
                 if node.key not in _INCLUDES or not node.args or "${" in node.args[0]:
                     continue
                 where = self.located(node.args[0])
                 if where.startswith("/"):
-                    continue  # outside the directory given: not read (_missing_includes says so)
+                    continue  # outside the server root: not read (_missing_includes says so)
                 full = normalized(os.path.join(root, where))
                 found = httpd_glob(full) if is_wildcard(where) else [full] if os.path.lexists(full) else []
                 for path in found[:MAX_LINKED_DIRECTORIES]:
@@ -729,6 +738,16 @@ def special_file(path: str) -> str:
     if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
         return ""
     return f"{'a named pipe (FIFO)' if stat.S_ISFIFO(mode) else 'not a regular file'}, never opened"
+
+
+def name_in(path: str, root: str) -> str:
+    """A file's name in a set read from disk under the server root ``root``: relative to it when under it, else
+    absolute, as httpd's relative Includes name what they reach."""
+    path = posixpath.normpath(path)
+    directory = root.rstrip("/")
+    if directory == "" or path == directory or path.startswith(directory + "/"):
+        return os.path.relpath(path, root).replace(os.sep, "/")
+    return path
 
 
 def normalized(pattern: str) -> str:

@@ -17,8 +17,8 @@ import posixpath
 from dataclasses import dataclass, field
 from typing import Iterator
 
-from .configset import (LOOP, SYSTEM_DIRS, ConfigSet, httpd_glob, include_loop, linked_directories, normalized,
-                        not_configuration, special_file, walk_following_links)
+from .configset import (LOOP, SYSTEM_DIRS, ConfigSet, httpd_glob, include_loop, linked_directories, name_in,
+                        normalized, not_configuration, special_file, walk_following_links)
 from .errors import ParseError
 from .nodes import Directive, Document
 from .parser import parse
@@ -76,7 +76,7 @@ def read(path: str, data: bytes | None = None, *, server_root: str | None = None
         server_root, note = find_server_root(entry_path, first)
         known_root = _declared_root(first) == server_root
     root = os.path.abspath(server_root)
-    entry = _name(entry_path, root)
+    entry = name_in(entry_path, root)
     pending = [doc for doc in [add(entry, data, path, first if entry == first_name else None)] if doc is not None]
     while pending:
         doc = pending.pop()
@@ -89,11 +89,11 @@ def read(path: str, data: bytes | None = None, *, server_root: str | None = None
                 if why == LOOP and node.key == "include":  # in a directory it reads: httpd fails on it
                     errors.append(include_loop(doc, node, found))
                 else:
-                    skipped.setdefault(_name(found, root), why)
+                    skipped.setdefault(name_in(found, root), why)
             if not matches and not left_out and node.key == "include" and not glob.has_magic(pattern):
                 _missing(doc, node, pattern, root, known_root, skipped)
             for found in matches:
-                name = _name(found, root)
+                name = name_in(found, root)
                 if name in sources or name in skipped:
                     continue
                 why = not_configuration(found)
@@ -237,14 +237,6 @@ def _regular(path: str, left_out: dict[str, str]) -> Iterator[str]:
     special = special_file(path)
     if special:
         left_out[path] = f"{special}; httpd refuses it at start-up (not a regular file)"
-
-
-def _name(path: str, root: str) -> str:
-    """The file's name in the set: relative to the server root under it, else absolute."""
-    path = posixpath.normpath(path)
-    if _under(path, root):
-        return os.path.relpath(path, root).replace(os.sep, "/")
-    return path
 
 
 def _under(path: str, directory: str) -> bool:
