@@ -221,12 +221,40 @@ TRAILING = {
     "IncludeOptional, no directory": ("IncludeOptional conf.d/*/", {"conf.d/z.conf": SITE}, {}, True, []),
 }
 
+#: httpd takes `.` and `..` out of a path by its letters before it looks at the disk (`conf.d/*/..` is `conf.d`,
+#: whatever conf.d holds), but a `.` after a wildcard leaves the slash before it: `conf.d/*/.` reads what `conf.d/*/`
+#: reads, the directories only (it was read as `conf.d/*`, files beside the directories too).
+DOTS = {
+    "a dot after a wildcard: directories only": (
+        "Include conf.d/*/.", {"conf.d/a/x.conf": SITE, "conf.d/a/sub/y.conf": SITE, "conf.d/z.conf": "Bogus1\n"}, {},
+        True, ["conf.d/a/sub/y.conf", "conf.d/a/x.conf"]),
+    "a dot after a wildcard, files only: no directory matches": (
+        "Include conf.d/*/.", {"conf.d/z.conf": "Bogus1\n"}, {}, False, []),
+    "a dot after a wildcard, a link to a directory is not matched": (
+        "Include conf.d/*/.", {"real/x.conf": "Bogus1\n", "conf.d/z.conf": "Bogus2\n"}, {"conf.d/l": "../real"}, False,
+        []),
+    "IncludeOptional, a dot after a wildcard, no directory": (
+        "IncludeOptional conf.d/*/.", {"conf.d/z.conf": "Bogus1\n"}, {}, True, []),
+    "a dot after a wildcard, then a file": (
+        "Include conf.d/*/./x.conf", {"conf.d/a/x.conf": SITE, "conf.d/x.conf": "Bogus1\n"}, {}, True,
+        ["conf.d/a/x.conf"]),
+    "a dot before a wildcard": (
+        "Include conf.d/./*.conf", {"conf.d/b.conf": SITE, "conf.d/a/x.conf": "Bogus1\n"}, {}, True, ["conf.d/b.conf"]),
+    "a dot-dot after a wildcard takes it away, as a name of no directory would be (no directory needed)": (
+        "Include conf.d/*/..", {"conf.d/c.conf": SITE}, {}, True, ["conf.d/c.conf"]),
+    "a dot-dot after a wildcard, then a file": (
+        "Include conf.d/*/../c.conf", {"conf.d/c.conf": SITE, "conf.d/a/c.conf": "Bogus1\n"}, {}, True,
+        ["conf.d/c.conf"]),
+    "a dot-dot before a wildcard": (
+        "Include conf.d/../x/*.conf", {"conf.d/b.conf": "Bogus1\n", "x/q.conf": SITE}, {}, True, ["x/q.conf"]),
+}
 
-@pytest.mark.parametrize("case", TRAILING)
+
+@pytest.mark.parametrize("case", {**TRAILING, **DOTS})
 def test_a_wildcard_with_a_trailing_slash_reads_what_httpd_reads(tmp_path, httpd, case):  # noqa: F811
     from httpd24 import inputs
 
-    include, files, links, starts, read = TRAILING[case]
+    include, files, links, starts, read = {**TRAILING, **DOTS}[case]
     root = tmp_path / "root"
     _tree(root, include, files)
     for name, target in links.items():

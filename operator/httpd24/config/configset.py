@@ -750,13 +750,20 @@ def name_in(path: str, root: str) -> str:
     return path
 
 
+#: The slashes and `.` components a path ends with (`/`, `/.`, `/./`), none of which names another directory.
+_TRAILING_DOTS = re.compile(r"(?:/\.?)+$")
+
+
 def normalized(pattern: str) -> str:
     """``pattern`` as :func:`posixpath.normpath` writes it, but a wildcard keeps its trailing slash: httpd
     walks the empty component after it, so `Include conf.d/*/` matches the real directories of conf.d only
     (not its files, not links to directories) and reads every file below each, which `conf.d/*` does not
-    (checked against apache2 -t). None matching is "No matches for the wildcard '*'", as for any wildcard."""
+    (checked against apache2 -t). None matching is "No matches for the wildcard '*'", as for any wildcard.
+    A `.` after the wildcard is such a component too (`conf.d/*/.` reads what `conf.d/*/` reads), where
+    normpath made it `conf.d/*`, which reads the files beside the directories as well."""
     path = posixpath.normpath(pattern)
-    return path + "/" if pattern.endswith("/") and path != "/" and is_wildcard(path) else path
+    after = pattern[len(_TRAILING_DOTS.sub("", pattern)):]  # the trailing slashes and `.` components
+    return path + "/" if after and path != "/" and is_wildcard(path) else path
 
 
 def is_wildcard(pattern: str) -> bool:
