@@ -306,9 +306,25 @@ def cmd_lint(args: argparse.Namespace, out, err) -> int:
 
 
 # -- migrate ----------------------------------------------------------------------------------
-def _diff(source: inputs.Source, migration: Migration) -> str:
+def _diff(source: inputs.Source, migration: Migration, shown_before: dict[object, tuple[str, bytes]], err) -> str:
+    """The changed files as one unified diff that patch(1) applies. A file on disk read under two names (a link,
+    or two arguments including it) is shown once: patch found its second copy of the change applied already and
+    refused it. ``shown_before``: each file shown so far in this run, by :func:`_file_identity`, with the name it
+    was shown under and its migrated text; one whose text differs under another name is said on ``err``."""
     chunks = []
     for name in sorted(migration.changed):
+        path = source.paths.get(name)
+        if path is not None:
+            identity = _file_identity(path)
+            if identity in shown_before:
+                other, text = shown_before[identity]
+                if text != migration.files[name]:
+                    line = _first_difference(migration.files[name], text)
+                    err.write(f"httpd24: {source.display(name)}: not in the diff: it is one file with {other}, shown "
+                              f"above, and its migrated text differs from there from line {line} -> apply the diff, "
+                              f"then run `httpd24 migrate --diff {source.label}` again\n")
+                continue
+            shown_before[identity] = (source.display(name), migration.files[name])
         before = migration.original.get(name, b"").decode("utf-8", "surrogateescape")
         after = migration.files[name].decode("utf-8", "surrogateescape")
         shown = source.display(name)
@@ -899,6 +915,7 @@ def cmd_migrate(args: argparse.Namespace, out, err) -> int:
     applicability = Applicability.SAFE if args.fix_level == "safe" else Applicability.PRESERVE
     would_change = needs_person = verify_failed = False
     wrote: dict[str, bytes] = {}  # by real path: what --write wrote, so that a later write knows it
+    shown_in_diff: dict[object, tuple[str, bytes]] = {}  # what --diff showed, so that no file is shown twice
     progress = Progress(len(sources), "migrate")
     for source in sources:
         if _report_parse_errors(source, source.configset.errors, err):
@@ -922,7 +939,7 @@ def cmd_migrate(args: argparse.Namespace, out, err) -> int:
             for name in sorted(migration.changed):
                 out.write(f"would migrate {source.display(name)}\n")
         elif args.diff:
-            out.write(_diff(source, migration))
+            out.write(_diff(source, migration, shown_in_diff, err))
         elif args.write:
             unwritten = _write(source, migration, err, wrote)
             failed |= bool(unwritten)

@@ -9,6 +9,7 @@ while the summary called it made), and each left a kept copy (.httpd24-orig) of 
 from __future__ import annotations
 
 import os
+import subprocess
 
 import pytest
 
@@ -119,3 +120,44 @@ def test_hard_links_are_one_file_too(server):
     assert code == 0, err
     assert (server / "conf.d" / "b.conf").read_text() == FIXED and os.stat(server / "conf.d" / "a.conf").st_nlink == 2
     assert _listing(server) == ["conf.d/a.conf", "conf.d/b.conf", "httpd.conf"]
+
+
+def _patched(directory, diff: str) -> None:
+    """``diff`` applied with patch(1), as a person applies `httpd24 migrate --diff`; it must apply cleanly."""
+    (directory / "m.diff").write_text(diff, encoding="utf-8", newline="")
+    applied = subprocess.run(["patch", "-p1", "-i", "m.diff"], cwd=directory, capture_output=True, text=True)
+    (directory / "m.diff").unlink()
+    assert applied.returncode == 0, applied.stdout + applied.stderr
+
+
+def test_the_diff_of_a_file_and_a_link_to_it_applies_with_patch(server):
+    """The change was printed once per name: patch applied it under a.conf, then failed on b.conf (the same file,
+    changed already) or replaced the link."""
+    code, diff, err = run("migrate", "--diff", "-q", "--select", "HT101,HT113,HT114", "httpd.conf", cwd=server)
+    assert code == 0, err
+    _patched(server, diff)
+    assert (server / "conf.d" / "a.conf").read_text() == FIXED
+    assert os.readlink(server / "conf.d" / "b.conf") == "a.conf"
+    assert (server / "httpd.conf").read_text() == "LogLevel rewrite:trace2\nInclude conf.d/*.conf\n"
+
+
+def test_the_diff_of_a_file_two_arguments_include_is_printed_once(tmp_path):
+    for name in ("one.conf", "two.conf"):
+        (tmp_path / name).write_text("Include common.conf\n")
+    (tmp_path / "common.conf").write_text("MaxClients 5\n")
+    code, diff, err = run("migrate", "--diff", "-q", "--select", "HT101", "one.conf", "two.conf", cwd=tmp_path)
+    assert code == 0, err
+    _patched(tmp_path, diff)
+    assert (tmp_path / "common.conf").read_text() == "MaxRequestWorkers 5\n"
+
+
+def test_the_diff_shows_a_file_whose_names_differ_once_and_says_so(server):
+    (server / "httpd24.toml").write_text('[per-file-ignores]\n"conf.d/b.conf" = ["HT101"]\n')
+    code, diff, err = run("migrate", "--diff", "-q", "--select", "HT101,HT113,HT114", "httpd.conf", cwd=server)
+    assert code == 0, err
+    assert diff.count("+++ b/conf.d/") == 1, diff
+    assert ("httpd24: conf.d/b.conf: not in the diff: it is one file with conf.d/a.conf, shown above, and its migrated "
+            "text differs from there from line 3 -> apply the diff, then run `httpd24 migrate --diff httpd.conf` "
+            "again") in err, err
+    _patched(server, diff)
+    assert (server / "conf.d" / "a.conf").read_text() == FIXED
