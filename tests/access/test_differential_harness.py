@@ -78,7 +78,8 @@ def test_spec_section4_server_status(httpd):
     report = differential.compare(STATUS_22, STATUS_24, name="server-status", httpd=httpd)
     assert report.ok, report.format()
     got = {q.source: a for q, (a, _b) in report.statuses.items() if q.path == "/server-status" and q.user is None}
-    assert got == {"127.0.0.1": 200, "127.0.0.2": 403, "127.0.0.9": 403, "127.1.2.3": 403}
+    assert got == {"127.0.0.1": 200, "127.0.0.2": 403, "127.0.0.9": 403, "127.1.2.3": 403,
+                   **({"::1": 403} if "::1" in differential.SOURCES else {})}
     logs = differential.last_logs()
     line = re.compile(r'^127\.0\.0\.2 - - \[[^]]+\] "GET /server-status HTTP/1\.1" 403 \d+$', re.M)
     ok_line = re.compile(r'^127\.0\.0\.1 - - \[[^]]+\] "GET /server-status HTTP/1\.1" 200 \d+$', re.M)
@@ -149,8 +150,41 @@ def test_negative_allow_127_0_0_1_as_require_local(httpd):
     report = differential.compare(STATUS_22, wrong, name="allow-as-local", httpd=httpd)
     assert not report.ok
     sources = {m.request.source for m in report.mismatches}
-    assert sources == {"127.0.0.2", "127.0.0.9", "127.1.2.3"}
+    # `Require local` is ::1 too: the harness asks from there when this machine has IPv6 loopback
+    assert sources == {"127.0.0.2", "127.0.0.9", "127.1.2.3"} | ({"::1"} if "::1" in differential.SOURCES else set())
     assert all((m.reference, m.candidate) == (403, 200) for m in report.mismatches)
+
+
+needs_ipv6 = pytest.mark.skipif(differential.IPV6_UNAVAILABLE is not None, reason=str(differential.IPV6_UNAVAILABLE))
+
+
+@needs_ipv6
+def test_ipv6_loopback_is_a_client():
+    assert "::1" in differential.SOURCES
+
+
+@needs_ipv6
+@pytest.mark.parametrize("words, v6, v4", [
+    ("::1", 200, 403), ("2001:db8::/32", 403, 403), ("::/1", 200, 403), ("all", 200, 200),
+    ("127.0.0.1", 403, 200), ("127.0.0.0/8", 403, 200), ("0.0.0.0/1", 403, 200),
+])
+def test_ipv6_clients_are_judged(httpd, words, v6, v4):
+    """An IPv6 client meets IPv4 entries and IPv6 ones as httpd decides: the answers come from ::1."""
+    text = f"<Location /s>\n    Order deny,allow\n    Deny from all\n    Allow from {words}\n</Location>\n"
+    statuses = differential.run(DOCROOT + text, httpd=httpd)
+    got = {q.source: differential.access_answer(s) for q, s in statuses.items()
+           if q.path == "/s" and q.user is None and q.method == "GET"}
+    assert got["::1"] == v6 and got["127.0.0.1"] == v4
+
+
+@needs_ipv6
+def test_negative_a_translation_that_forgets_ipv6_is_caught(httpd):
+    old = DOCROOT + "<Location /s>\n    Order deny,allow\n    Deny from all\n    Allow from 127.0.0.1 ::1\n</Location>\n"
+    wrong = DOCROOT + "<Location /s>\n    Require ip 127.0.0.1\n</Location>\n"
+    report = differential.compare(old, wrong, name="forgets-ipv6", httpd=httpd)
+    assert {m.request.source for m in report.mismatches} == {"::1"}
+    assert all((differential.access_answer(m.reference), m.candidate) == (200, 403) for m in report.mismatches)
+    assert "from ::1 as anonymous" in report.format()
 
 
 def test_negative_dropped_parent_address_rules(httpd):

@@ -128,7 +128,8 @@ class Instance:
     virtual hosts; the main configuration defines ``${HTTPD24_PORT}`` (the
     first) and ``${HTTPD24_PORT_1}``, ``${HTTPD24_PORT_2}``, ... for the
     caller's files (``<VirtualHost 127.0.0.1:${HTTPD24_PORT_2}>``).  A ``Listen`` in the caller's files is refused (it would
-    bind a real address such as ``*:80``) unless ``allow_listen``.
+    bind a real address such as ``*:80``) unless ``allow_listen``.  ``ipv6`` listens on ``[::1]`` too, on
+    the same ports, for IPv6 clients (a port taken there is retried like one taken on 127.0.0.1).
 
     Example::
 
@@ -152,6 +153,7 @@ class Instance:
         keep: bool | None = None,
         ports: int = 1,
         allow_listen: bool = False,
+        ipv6: bool = False,
     ):
         self.httpd = httpd or find_httpd()
         if self.httpd is None:
@@ -168,6 +170,7 @@ class Instance:
         self.port: int | None = None
         self.ports: list[int] = []
         self.n_ports = ports
+        self.ipv6 = ipv6
         if not allow_listen:
             _refuse_listen(self.files)
         self.proc: subprocess.Popen[bytes] | None = None
@@ -262,7 +265,7 @@ class Instance:
             for _attempt in range(5):
                 self.ports = _free_ports(self.n_ports)
                 self.port = self.ports[0]
-                listen = [f"127.0.0.1:{p}" for p in self.ports]
+                listen = [f"127.0.0.1:{p}" for p in self.ports] + [f"[::1]:{p}" for p in self.ports if self.ipv6]
                 self._tree.write_main(_main_config(self._tree, self._modules(), self.entry, self.httpd, listen=listen, extra=self._extra()))
                 if self._launch():
                     return self

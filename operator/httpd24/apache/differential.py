@@ -8,7 +8,7 @@ run at once on loopback, each with its own ServerRoot, PidFile, port and logs
 (:class:`httpd24.apache.Instance`), and answer the same matrix of requests:
 
 * every source address of :data:`SOURCES` (the client socket is bound inside
-  127.0.0.0/8);
+  127.0.0.0/8, and to ``::1`` where the machine has IPv6 loopback);
 * no credentials, each valid user (Basic), a wrong password;
 * with and without headers that set, through ``SetEnvIf``, every variable the
   configurations test (``Allow from env=X``, ``Require env X``);
@@ -55,6 +55,8 @@ Directories outside the DocumentRoot and Aliases are reached through an added
 from __future__ import annotations
 
 import concurrent.futures
+import functools
+import ipaddress
 import itertools
 import os
 import re
@@ -80,6 +82,7 @@ __all__ = [
     "Case",
     "Mismatch",
     "Req",
+    "IPV6_UNAVAILABLE",
     "SOURCES",
     "VerifyReport",
     "compare",
@@ -92,8 +95,25 @@ __all__ = [
     "verify",
 ]
 
-#: Client source addresses (all inside 127.0.0.0/8).
-SOURCES = ("127.0.0.1", "127.0.0.2", "127.0.0.9", "127.1.2.3")
+
+
+def _ipv6_loopback() -> str | None:
+    """Why ``::1`` cannot be a client on this machine; None when it can."""
+    if not socket.has_ipv6:
+        return "this Python has no IPv6 support"
+    try:
+        with socket.socket(socket.AF_INET6, socket.SOCK_STREAM) as s:
+            s.bind(("::1", 0))
+    except OSError as e:
+        return f"IPv6 loopback ::1 is unavailable on this machine ({e.strerror or e}); IPv6 clients are not judged"
+    return None
+
+
+#: None, or why the requests cannot come from ``::1`` here (so IPv6 clients go unjudged).
+IPV6_UNAVAILABLE = _ipv6_loopback()
+#: Client source addresses: inside 127.0.0.0/8, and ``::1`` where the machine has IPv6 loopback, so
+#: ``Allow from ::1``, IPv6 networks and IPv4 entries are judged against an IPv6 client too.
+SOURCES = ("127.0.0.1", "127.0.0.2", "127.0.0.9", "127.1.2.3") + (() if IPV6_UNAVAILABLE else ("::1",))
 
 #: user -> (password, groups).  Users and groups named by Require lines are added.
 BASE_USERS: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -664,10 +684,11 @@ def _creds(users: Mapping[str, tuple[str, tuple[str, ...]]]) -> list[tuple[str |
 
 class _Conn:
     def __init__(self, port: int, source: str, timeout: float):
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        v6 = ":" in source  # the servers listen on ::1 too (Instance(ipv6=True)): the same port
+        self.sock = socket.socket(socket.AF_INET6 if v6 else socket.AF_INET, socket.SOCK_STREAM)
         self.sock.settimeout(timeout)
         self.sock.bind((source, 0))
-        self.sock.connect(("127.0.0.1", port))
+        self.sock.connect(("::1" if v6 else "127.0.0.1", port))
         self.file = self.sock.makefile("rb")
 
     def close(self) -> None:
@@ -977,9 +998,10 @@ def _run_prepared(prepared: Sequence[_Prepared], ws: _Workspace, httpd: Httpd, *
     ])
     ref_files = {"differential.conf": common + "\n" + "\n".join(ref_text)}
     cand_files = {"differential.conf": common + "\n" + "\n".join(cand_text)}
-    ref = Instance(ref_files, "differential.conf", [*COMMON_MODULES, COMPAT_MODULE], httpd=httpd)
+    ipv6 = any(":" in s for s in sources)
+    ref = Instance(ref_files, "differential.conf", [*COMMON_MODULES, COMPAT_MODULE], httpd=httpd, ipv6=ipv6)
     cand_modules = [*COMMON_MODULES, COMPAT_MODULE] if candidate_compat else list(COMMON_MODULES)
-    cand = Instance(cand_files, "differential.conf", cand_modules, httpd=httpd)
+    cand = Instance(cand_files, "differential.conf", cand_modules, httpd=httpd, ipv6=ipv6)
 
     def start(inst: Instance) -> str | None:
         try:
@@ -1045,8 +1067,8 @@ def against_model(report: VerifyReport, original: ConfigSet | str) -> list[Misma
     The proof for configurations whose 2.2 inheritance the normalisation cannot make explicit:
     there the reference (2.4 + mod_access_compat) is not 2.2, and agreeing with it would prove
     nothing. The model is held to the real servers on the proven configurations (the random
-    differential test requires this list to be empty for them too). Host names resolve as on
-    loopback here: 127.0.0.1 is ``localhost``, other sources have no name. Configurations
+    differential test requires this list to be empty for them too). Host names resolve as this
+    machine resolves them (:func:`double_reverse`). Configurations
     with virtual hosts are not judged: every request is returned.
     """
     from ..access import build, decide_22
@@ -1068,12 +1090,25 @@ def model_request(q: Req, report: VerifyReport):
     from ..access import Request
 
     return Request(
-        q.path, q.method, q.source, hostname="localhost" if q.source == "127.0.0.1" else None,
+        q.path, q.method, q.source, hostname=double_reverse(q.source),
         env=frozenset(q.env), user=q.user, password_ok=q.password != WRONG_PASSWORD,
         groups=frozenset(report.users.get(q.user or "", ())),
         filename=q.path[len("/__fs"):] if q.path.startswith("/__fs/") else None,
         is_dir=True if q.path.endswith("/") or (q.unit, q.path) in report.directories else None,
     )
+
+
+@functools.lru_cache(maxsize=None)
+def double_reverse(address: str) -> str | None:
+    """The client's host name as httpd's double reverse lookup finds it on this machine (``Allow from``
+    a name, ``Require host``): the name of the address, if that name maps back to the address; else None."""
+    try:
+        name = socket.gethostbyaddr(address)[0]
+        infos = socket.getaddrinfo(name, None, socket.AF_INET6 if ":" in address else socket.AF_INET)
+    except OSError:
+        return None
+    wanted = ipaddress.ip_address(address)
+    return name if any(ipaddress.ip_address(info[4][0].split("%")[0]) == wanted for info in infos) else None
 
 
 def access_answer(status: int) -> int:
@@ -1172,7 +1207,8 @@ ADDRESS_ITEMS = (
     "127.0.0", "127.1", "127", "127.0.0.", "127.1.2",                 # partial addresses
     "127.0.0.0/30", "127.0.0.8/29", "127.0.0.0/8", "127.1.0.0/16", "127.0.0.1/32",  # CIDR
     "127.0.0.0/255.255.255.252", "127.1.0.0/255.255.0.0", "127.0.0.8/255.255.255.248",  # netmask
-    "10.0.0.0/8", "192.168.2", "::1", "2001:db8::/32",                # never a source here
+    "10.0.0.0/8", "192.168.2", "2001:db8::/32",                       # never a source here
+    "::1",                                                            # the IPv6 source (where there is one)
     "env=HTTPD24_A", "env=!HTTPD24_A", "env=HTTPD24_B", "env=!HTTPD24_B",
     "nohost.invalid", ".example.invalid", "localhost",                # host names (DNS: double reverse)
 )
@@ -1308,7 +1344,7 @@ _WIDE_NESTED_FILES = (("Files", "secret.txt"), ("FilesMatch", r"\.log$"), ("File
 WIDE_ADDRESS_ITEMS = ADDRESS_ITEMS + (
     "All", "ALL", "none", "ENV=HTTPD24_A", "Env=!HTTPD24_B", "127.0.0.1/255.255.255.255", "127.0.0.2/31",
     "127.0.0.0/24", "LOCALHOST", "127.0.0.1/8", "env=HTTPD24_C", "env=!HTTPD24_C", "127.1.2.3/32", "0.0.0.0/1",
-    "128.0.0.0/1",
+    "128.0.0.0/1", "::1/128", "::/1", "0:0:0:0:0:0:0:1", "::/127", "fe80::/10",
 )
 _WIDE_HOSTS = frozenset({"nohost.invalid", ".example.invalid", "localhost", "LOCALHOST", "none"})
 _WIDE_REQUIRES = _GEN_REQUIRES + ("user alice bob", "group staff admins")
