@@ -553,3 +553,45 @@ def test_authmerging_accounts_for_the_require_written_into_authtype_only_section
     if report is None:
         return  # left to a person, for the reason checked above
     assert differential.against_model(report, AUTHTYPE_BEFORE_MERGING) == []
+
+
+# --- the sample reaches under and beside what regex and wildcard sections match -------------------
+
+
+def _paths(text, httpd):
+    return {q.path for q in differential.run(DOCROOT + text, httpd=httpd)}
+
+
+@pytest.mark.parametrize("section, under, beside", [
+    ('<Location ~ "^/a/b">', ["/a/b/", "/a/b/f.html"], ["/a/bx"]),
+    ('<LocationMatch "^/(a|c)">', ["/a/", "/c/"], ["/ax", "/cx"]),
+    ('<LocationMatch "f\\.html$">', ["/f.html"], []),
+    ("<Location /c/*>", ["/c/w/", "/c/w/f.html"], ["/c/wx"]),
+    ('<DirectoryMatch "^/srv/www/(a|c)">', ["/a/", "/c/f.html"], ["/ax/"]),
+    ('<Directory ~ "/b$">', ["/b/"], []),
+    ("<Directory /srv/www/*/b>", ["/w/b/", "/w/b/f.html"], ["/w/bx/"]),
+])
+def test_the_sample_asks_under_and_beside_regex_and_wildcard_sections(httpd, section, under, beside):
+    name = section[1:].split()[0]
+    paths = _paths(f"{section}\n    Order deny,allow\n    Deny from all\n</{name}>\n", httpd)
+    assert set(under + beside) <= paths, sorted(paths)
+
+
+@pytest.mark.parametrize("original, wrong", [
+    # a regex matches past its literal text: /a/bx too
+    ('<Location ~ "^/a/b">', '<LocationMatch "^/a/b(/|$)">'),
+    # every alternative of a regex, not only the text they share
+    ('<LocationMatch "^/(a|c)">', '<LocationMatch "^/a">'),
+    ('<DirectoryMatch "^/srv/www/(a|c)">', '<DirectoryMatch "^/srv/www/a">'),
+    # a wildcard matches other names than the one the sample made of it, a set each of its members
+    ("<Directory /srv/www/*/b>", "<Directory /srv/www/w/b>"),
+    ("<Directory /srv/www/[ac]>", "<Directory /srv/www/a>"),
+])
+def test_negative_a_regex_or_wildcard_narrowed_by_the_translation_is_caught(httpd, original, wrong):
+    def config(section, body):
+        name = section[1:].split()[0].rstrip(">")
+        return f"{DOCROOT}{section}\n{body}</{name}>\n"
+
+    report = differential.compare(config(original, "    Order deny,allow\n    Deny from all\n"),
+                                  config(wrong, "    Require all denied\n"), name="narrowed", httpd=httpd)
+    assert report.mismatches and not report.ok, report.format()

@@ -64,11 +64,17 @@ import shutil
 import socket
 import tempfile
 import time
+try:  # Python >= 3.11
+    import re._constants as _sre_constants
+    import re._parser as _sre_parser
+except ImportError:  # pragma: no cover - older Pythons
+    import sre_constants as _sre_constants  # type: ignore[no-redef]
+    import sre_parse as _sre_parser  # type: ignore[no-redef]
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
 
-from ..access.model import alias_rest
+from ..access.model import alias_rest, fnmatch_pathname
 from ..config import ConfigSet, Directive, Section, Target, module_identifier
 from ..config.errors import ParseError
 from ..config.options import known, refusal_24
@@ -345,6 +351,8 @@ class _Unit:
     text: str
     docroot: str = "/var/www/html"
     dirs: set[str] = field(default_factory=set)  # absolute fs paths (before moving under the fs root)
+    #: Directories a regex or wildcard <Directory> matches (asked beside too: ``/a`` -> ``/ax/``).
+    pattern_dirs: set[str] = field(default_factory=set)
     dir_regexes: list[str] = field(default_factory=list)
     locations: set[str] = field(default_factory=set)
     location_regexes: list[str] = field(default_factory=list)
@@ -358,10 +366,95 @@ class _Unit:
     methods: set[str] = field(default_factory=set)
 
 
-def _concrete(path: str) -> str:
-    """A concrete path for a wildcard one (``/home/*/www`` -> ``/home/w/www``)."""
-    path = re.sub(r"\[[^\]]*\]", "w", path)
-    return path.replace("*", "w").replace("?", "q")
+_WILDCARD_TOKEN = re.compile(r"\[[!^]?\]?[^\]]*\]|\\.|.", re.S)
+#: Characters tried for a wildcard or a regex set: those the generators' names use first.
+_SAMPLE_CHARS = "wvq0x"
+
+
+def _concretes(path: str) -> list[str]:
+    """Two concrete paths a wildcard one matches (``/home/*/www`` -> ``/home/w/www``, ``/home/v/www``;
+    the first and the last member of a ``[...]`` set): the sample reaches inside the section, and
+    tells it from a section naming one of its paths."""
+    first, last = [], []
+    for tok in _WILDCARD_TOKEN.findall(path):
+        if tok == "*":
+            opts = ["w", "v"]
+        elif tok == "?":
+            opts = ["q", "r"]
+        elif tok.startswith("[") and len(tok) > 1:
+            members = "" if tok[1:2] in ("!", "^") else tok[1:-1]
+            opts = [c for c in dict.fromkeys(members + _SAMPLE_CHARS) if fnmatch_pathname(tok, c)] or ["w"]
+        else:
+            opts = [tok[-1]]
+        first.append(opts[0])
+        last.append(opts[-1])
+    return list(dict.fromkeys(["".join(first), "".join(last)]))
+
+
+def _regex_examples(regex: str, limit: int = 3) -> list[str]:
+    """Up to ``limit`` texts ``regex`` matches, one per alternative where it has several (``^/(a|c)``
+    -> ``/a``, ``/c``; ``^/a/?`` -> ``/a``, ``/a/``), so the sample reaches every branch of a regex
+    section and not only the literal text its branches share. Found by walking Python's parse of it
+    (the PCRE syntax sections use); an example Python's re does not see match is dropped."""
+    try:
+        tree = _sre_parser.parse(regex)
+    except (re.error, RecursionError, OverflowError):
+        return []
+    c = _sre_constants
+
+    def in_set(items, ch: str) -> bool:
+        hit, negate = False, False
+        for op, av in items:
+            if op is c.NEGATE:
+                negate = True
+            elif op is c.LITERAL:
+                hit = hit or ord(ch) == av
+            elif op is c.RANGE:
+                hit = hit or av[0] <= ord(ch) <= av[1]
+            elif op is c.CATEGORY:
+                hit = hit or re.fullmatch(_CATEGORY.get(str(av), "(?!)"), ch) is not None
+        return hit != negate
+
+    def one(op, av) -> list[str] | None:
+        if op is c.LITERAL:
+            return [chr(av)]
+        if op in (c.AT, c.ASSERT, c.ASSERT_NOT):
+            return [""]
+        if op in (c.NOT_LITERAL, c.ANY, c.IN):
+            items = av if op is c.IN else [(c.NEGATE, None), (c.LITERAL, av)] if op is c.NOT_LITERAL else []
+            pool = [chr(v) for o, v in items if o is c.LITERAL] + [chr(v[0]) for o, v in items if o is c.RANGE]
+            found = [ch for ch in dict.fromkeys(pool + list(_SAMPLE_CHARS + "/.-_")) if op is c.ANY or in_set(items, ch)]
+            return [found[0], found[-1]] if found and op is c.IN and len(found) > 1 and not any(
+                o is c.NEGATE for o, _v in items) else found[:1] or None
+        if op in (c.MAX_REPEAT, c.MIN_REPEAT, getattr(c, "POSSESSIVE_REPEAT", None)):
+            low, high, sub = av
+            body = seq(sub)
+            counts = [low] + ([1] if low == 0 and high != 0 else [])
+            return [b * n for n in counts for b in body] if body else None
+        if op is c.SUBPATTERN:
+            return seq(av[-1])
+        if op is c.BRANCH:
+            return [x for branch in av[1] for x in (seq(branch) or [])] or None
+        return None  # a back reference, a conditional group: no example
+
+    def seq(items) -> list[str]:
+        outs = [""]
+        for op, av in items:
+            alts = one(op, av)
+            if alts is None:
+                return []
+            outs = list(dict.fromkeys(a + b for a in outs for b in alts))[: limit * 4]
+        return outs
+
+    try:
+        found = [x for x in seq(tree) if re.search(regex, x)]
+    except re.error:
+        return []
+    return found[:limit]
+
+
+_CATEGORY = {"CATEGORY_DIGIT": r"\d", "CATEGORY_NOT_DIGIT": r"\D", "CATEGORY_WORD": r"\w",
+             "CATEGORY_NOT_WORD": r"\W", "CATEGORY_SPACE": r"\s", "CATEGORY_NOT_SPACE": r"\S"}
 
 
 def _literal_prefix(regex: str) -> str:
@@ -448,9 +541,17 @@ class _Extractor:
                         pref = _literal_prefix(rx)
                         if pref.startswith("/"):
                             unit.dirs.add(pref.rsplit("/", 1)[0] if not pref.endswith("/") else pref.rstrip("/") or "/")
+                        for ex in _regex_examples(rx):
+                            # unanchored (`/b$`): below the DocumentRoot too, where requests reach it
+                            for d in [ex] + ([unit.docroot.rstrip("/") + ex] if ex.startswith("/") and not rx.startswith("^") else []):
+                                if d.startswith("/") and d.rstrip("/"):
+                                    unit.pattern_dirs.add(d.rstrip("/"))
                         args = args[:-1] + [self.fs_regex(rx)] if args else args
                     elif args:
-                        unit.dirs.add(_concrete(args[0]).rstrip("/") or "/")
+                        concrete = [c.rstrip("/") or "/" for c in _concretes(args[0])]
+                        unit.dirs.add(concrete[0])
+                        if concrete[1:] or concrete[0] != args[0].rstrip("/"):
+                            unit.pattern_dirs.update(concrete)
                         args = [self.fs(args[0])]
                 elif key in ("location", "locationmatch"):
                     if key == "locationmatch" or (args and args[0] == "~"):
@@ -460,14 +561,18 @@ class _Extractor:
                         if pref.startswith("/"):
                             unit.locations.add(pref)
                             loc = pref
+                        for ex in _regex_examples(rx):
+                            url = ex if ex.startswith("/") else "/" + ex
+                            if re.search(rx, url):
+                                unit.locations.add(url)
                     elif args:
-                        unit.locations.add(_concrete(args[0]))
-                        loc = _concrete(args[0])
+                        unit.locations.update(_concretes(args[0]))
+                        loc = _concretes(args[0])[0]
                 elif key in ("files", "filesmatch"):
                     if key == "filesmatch" or (args and args[0] == "~"):
                         unit.file_regexes.append(args[-1] if args else "")
                     elif args:
-                        unit.file_names.add(_concrete(args[0]))
+                        unit.file_names.update(_concretes(args[0]))
                 elif key in ("limit", "limitexcept"):
                     unit.methods.update(a.upper() for a in args)
                 lines.append(f"{pad}<{' '.join([node.name] + [_quote(a) for a in args])}>")
@@ -566,29 +671,38 @@ def _urls(unit: _Unit, alias_fs: str = "/__fs") -> list[str]:
             pat = re.compile(rx)
         except re.error:
             continue
-        hits = [s for s in _FILE_SAMPLES if pat.search(s)]
+        hits = [s for s in _FILE_SAMPLES if pat.search(s)] or [
+            x for x in _regex_examples(rx) if x and "/" not in x and pat.search(x)]
         names.update(hits[:2])
     names = {n for n in names if "/" not in n and n not in ("", ".", "..")}
     dir_urls = []
-    for d in sorted(unit.dirs):
+    for d in sorted(unit.dirs | unit.pattern_dirs):
         u = dir_url(d)
         if u is not None:
             dir_urls.append(u)
     dir_urls.append("")
     dir_urls = sorted(set(dir_urls))
+    pattern_urls = sorted({u for u in map(dir_url, unit.pattern_dirs) if u})
     locs = [loc for loc in sorted(unit.locations) if loc.startswith("/")]
-    # most telling first (the named paths, then below them, then files in them), so a cap keeps those
+    # most telling first (the named paths, then below them, then beside them, then files in them), so a
+    # cap keeps those. Beside: `<Location /a>` and a regex meet /ax, `<Location /a/>` does not meet /a.
     tiers: list[list[str]] = [[], [], [], []]
     for u in dir_urls:
         tiers[0].append(u + "/")
         tiers[1] += [u + "/f.html"]
         tiers[2] += [u + "/sub/f.html"]
         tiers[3] += [u + "/" + n for n in sorted(names)]
+    tiers[2] += [u + "x/" for u in pattern_urls]
     for loc in locs:
         base = loc.rstrip("/")
         tiers[0].append(loc if base else "/")
-        if base:
-            tiers[1].append(base + "/f.html")
+        if not base:
+            continue
+        if "." in base.rsplit("/", 1)[-1] and not loc.endswith("/"):
+            tiers[2].append(base + "x")  # a file's name (`<Location /a/f.html>`, `f\.html$`): kept a file
+            continue
+        tiers[1] += [base + "/f.html"] + ([] if loc.endswith("/") else [base + "/"])
+        tiers[2] += [base + "x"] + ([base] if loc.endswith("/") else [])
     for tier in tiers:
         urls += tier
     seen: dict[str, None] = {}
@@ -970,6 +1084,7 @@ def _run_prepared(prepared: Sequence[_Prepared], ws: _Workspace, httpd: Httpd, *
             merged = _Unit(text="", docroot=ref_unit.docroot)
             for u in (ref_unit, cand_unit):
                 merged.dirs |= u.dirs
+                merged.pattern_dirs |= u.pattern_dirs
                 merged.locations |= u.locations
                 merged.handler_locations |= u.handler_locations
                 merged.file_names |= u.file_names
