@@ -49,6 +49,10 @@ def test_wide_generator_is_seeded_and_varied():
     assert re.search(r"(?i:require) (?!(?:valid-user|user|group)\b)(?i:valid-user|user|group)\b", text)  # another case
     assert any(t.count("<Limit") >= 2 for _i, t in a)
     assert len({t for _i, t in a}) >= 190
+    # AuthType None: alone (it switches off the AuthType a section inherits) and beside a Require
+    none = [t for _i, t in a if re.search(r"(?im)^\s*authtype none$", t)]
+    assert len(none) >= 10
+    assert any(re.search(r"(?im)^(\s*)authtype none\n(?:\1\S.*\n)*?\1require ", t) for t in none)
 
 
 def test_options_lines_leave_the_rest_of_a_configuration_as_drawn_before_them():

@@ -1506,7 +1506,7 @@ def random_config_wide(rng, *, max_sections: int = 5, explicit: bool = False) ->
     Wildcard and ``~`` sections, trailing slashes, the same section written twice (merged in reading
     order), keywords in any case, several Order/Satisfy lines (the last counts), Order after Allow,
     more ``from`` words (:data:`WIDE_ADDRESS_ITEMS`), several or nested ``<Limit>``/``<LimitExcept>``
-    per section, Files nested in any Directory form.
+    per section, Files nested in any Directory form, ``AuthType None`` (alone, or beside a Require).
 
     ``explicit``: every section holding any of Order/Allow/Deny/Satisfy also states an Order and a
     Satisfy of its own, ``Satisfy Any`` and AuthType only stand beside a Require of the section's own,
@@ -1562,7 +1562,7 @@ def _wide_hosts(rng, indent: str) -> list[str]:
 
 
 def _wide_auth(rng, indent: str, require: bool = True) -> list[str]:
-    lines = [f"{indent}{_cased(rng, 'AuthType')} {rng.choice(('Basic', 'Basic', 'basic'))}",
+    lines = [f"{indent}{_cased(rng, 'AuthType')} {rng.choice(('Basic', 'Basic', 'basic', 'None'))}",
              f'{indent}AuthName "restricted"', f"{indent}AuthUserFile /etc/httpd/users"]
     req = rng.choice(_WIDE_REQUIRES)
     if "group" in req or rng.random() < 0.3:
@@ -1608,6 +1608,8 @@ def _wide_body(rng, *, auth: bool, indent: str, explicit: bool) -> list[str]:
         lines.append(indent + "Require " + req)
     elif r < 0.5:
         lines += _wide_auth(rng, indent, require=False)
+    elif r < 0.56:  # switches off the AuthType the section inherits (2.2 kept "None" as a type's name)
+        lines.append(f"{indent}{_cased(rng, 'AuthType')} None")
     if rng.random() < 0.2:
         rng.shuffle(lines)  # Order after Allow, Require before AuthType ...
     if rng.random() < 0.2:
