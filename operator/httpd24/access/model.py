@@ -26,7 +26,7 @@ import functools
 import posixpath
 import re
 from dataclasses import dataclass, field, replace
-from typing import Iterable, Literal, Sequence
+from typing import Collection, Iterable, Literal, Sequence
 
 from ..config import ConfigSet, Item, Liveness, Section, Target, module_identifier
 from ..config.gcpause import gc_paused
@@ -1141,19 +1141,10 @@ class Builder:
                 self.dbm_24_names = True  # 2.4's names for mod_authz_dbm (2.2: `group` with AuthDBMGroupFile)
 
     def finish(self) -> Model:
-        # .htaccess directories: known when a <Directory> names them or one of their parents (other than
-        # `/`, which every path is under). A set read from disk names its files relative to the server
-        # root (the directory given); a mapping's names may be absolute paths without their leading slash.
         dirs = {s.dirpath for s in self.order if s.kind == "directory" and s.dirpath is not None}
-        parents = tuple(d for d in dirs if d != "/")
-
-        def placed(path: str | None) -> bool:
-            return path is not None and (path in dirs or path.startswith(parents))
-
         for scope in self.order:
             if scope.kind == "htaccess":
-                on_disk = normalize_dir(self._absolute(posixpath.dirname(scope.file)))
-                scope.dirpath = on_disk if placed(on_disk) else scope.dirpath if placed(scope.dirpath) else None
+                scope.dirpath = htaccess_dir(scope.file, self.server_root, dirs)
         # 2.2 could not read 2.4's lines, so a configuration with both runs on 2.4 + mod_access_compat, and
         # one with such a line outside every branch 2.2 may skip runs on 2.4 (with or without the module);
         # so does one that loads a module 2.2 never had (httpd24.engine.source).
@@ -1193,6 +1184,22 @@ _READ_KEYS = (
        "rewriteoptions", "limit", "limitexcept"} | remap.KEYS
     | frozenset(authz22.AUTHORITATIVE_KEYS) | {"authzdbmtype"}
 )
+
+
+def htaccess_dir(name: str, server_root: str, dirs: Collection[str]) -> str | None:
+    """The directory (normalized, with its slash) the .htaccess file ``name`` of a set lies in; None when
+    unknown. Known when a <Directory> (``dirs``: their normalized paths) names it or one of its parents
+    (other than `/`, which every path is under). A set read from disk names its files relative to the
+    server root (the directory given); a mapping's names may be absolute paths without their leading slash."""
+    directory = posixpath.dirname(name)
+    parents = tuple(d for d in dirs if d != "/")
+
+    def placed(path: str) -> bool:
+        return path in dirs or path.startswith(parents)
+
+    on_disk = normalize_dir(posixpath.join(server_root, directory))
+    mapped = normalize_dir("/" + directory.lstrip("/")) if directory else None
+    return on_disk if placed(on_disk) else mapped if mapped is not None and placed(mapped) else None
 
 
 def build(configset: ConfigSet, target: Target | None = None, view=None, *, on_24: bool | None = None,

@@ -39,11 +39,16 @@ comparison is fair): Includes are inlined, then only what decides access is
 kept -- the sections (Directory, Files, Location and their Match forms, Limit,
 LimitExcept, Require containers, IfModule/IfDefine/IfVersion) and the
 directives of :data:`KEEP` (Order/Allow/Deny/Satisfy/Require, Auth*,
-SetEnvIf/BrowserMatch, SetHandler server-status, Alias, DocumentRoot, and the
-Options lines 2.4 reads: whether the directory walk follows symlinks decides
-which <Directory> sections a file meets).  Each
+SetEnvIf/BrowserMatch, SetHandler server-status, Alias, DocumentRoot,
+AllowOverride, and the Options lines 2.4 reads: whether the directory walk
+follows symlinks decides which <Directory> sections a file meets).  Each
 VirtualHost becomes a unit of its own (server-level content plus that host's
-content).  Every absolute file system path is moved below a temporary root
+content).  A set of .htaccess files alone runs as
+the DocumentRoot's ``<Directory>``; .htaccess files beside a server
+configuration are written where they lie (their directory as the access model
+places them, the DocumentRoot when unknown) under an ``AccessFileName`` of
+each side and unit, so httpd reads them per request under the configuration's
+``AllowOverride``.  Every absolute file system path is moved below a temporary root
 (``/var/www/x`` -> ``<tmp>/fs/var/www/x``; ``<Directory />`` stays ``/``),
 ``AuthUserFile``/``AuthGroupFile`` point to generated files holding the users
 and groups the configurations name plus :data:`BASE_USERS`, and the document
@@ -59,6 +64,7 @@ import functools
 import ipaddress
 import itertools
 import os
+import posixpath
 import re
 import shutil
 import socket
@@ -74,10 +80,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
 
-from ..access.model import alias_rest, fnmatch_pathname
+from ..access.model import alias_rest, fnmatch_pathname, htaccess_dir, normalize_dir
 from ..config import ConfigSet, Directive, Section, Target, module_identifier
 from ..config.errors import ParseError
 from ..config.options import known, refusal_24
+from ..config.placement import is_htaccess
 from ._auth import htgroup_file, htpasswd_line
 from ._httpd import Httpd, HttpdError, find_httpd
 from ._instance import Instance
@@ -160,7 +167,7 @@ KEEP = {
     "authtype", "authname", "authuserfile", "authgroupfile", "authbasicprovider", "authmerging",
     "authzsendforbiddenonfailure", "authbasicauthoritative",
     "setenvif", "setenvifnocase", "browsermatch", "browsermatchnocase",
-    "sethandler", "alias", "aliasmatch", "documentroot", "options",
+    "sethandler", "alias", "aliasmatch", "documentroot", "options", "allowoverride",
 }
 _KEPT_HANDLERS = {"server-status", "none", "default-handler"}
 _FILE_SAMPLES = (
@@ -309,8 +316,10 @@ def _as_configset(cfg: ConfigSet | str | bytes | Mapping[str, bytes | str]) -> C
     return ConfigSet.from_mapping(dict(cfg), entry="httpd.conf" if "httpd.conf" in cfg else next(iter(cfg)))
 
 
-def _inline(cs: ConfigSet) -> list:
-    """The nodes of the configuration in reading order, Includes replaced by the files they reach."""
+def _inline(cs: ConfigSet, skip: Sequence[str] = (), document: str | None = None) -> list:
+    """The nodes of the configuration in reading order, Includes replaced by the files they reach:
+    from its entry, else from every document but those ``skip`` names (its .htaccess files); or
+    from ``document`` alone (one .htaccess file)."""
     if cs.errors:
         raise cs.errors[0]
 
@@ -330,11 +339,13 @@ def _inline(cs: ConfigSet) -> list:
                     out.append((node, None))
         return out
 
-    if cs.entry is not None:
-        return expand(cs.documents[cs.entry].children, [cs.entry])
+    first = document or cs.entry
+    if first is not None:
+        return expand(cs.documents[first].children, [first])
     out = []
     for name, doc in cs.documents.items():
-        out += expand(doc.children, [name])
+        if name not in skip:
+            out += expand(doc.children, [name])
     return out
 
 
@@ -364,6 +375,13 @@ class _Unit:
     groups: set[str] = field(default_factory=set)
     env: set[str] = field(default_factory=set)
     methods: set[str] = field(default_factory=set)
+    #: Directory (before moving) -> the kept text of the .htaccess file(s) there.
+    htaccess: dict[str, str] = field(default_factory=dict)
+
+    def shown(self) -> str:
+        """The text as run, with its .htaccess files (for reports)."""
+        return self.text + "".join(f"# .htaccess of {d} (read per request):\n{text}"
+                                   for d, text in sorted(self.htaccess.items()))
 
 
 _WILDCARD_TOKEN = re.compile(r"\[[!^]?\]?[^\]]*\]|\\.|.", re.S)
@@ -478,6 +496,14 @@ def _literal_prefix(regex: str) -> str:
     return "".join(out)
 
 
+def _walk(nodes):
+    """Every section of inlined nodes, depth first."""
+    for node, children in nodes:
+        if isinstance(node, Section):
+            yield node
+            yield from _walk(children or [])
+
+
 class _Extractor:
     """Keeps what decides access; records paths, users, groups, env vars and methods."""
 
@@ -502,20 +528,27 @@ class _Extractor:
         return "(?=|" + "/" * self.fs_root.count("/") + ")" + regex
 
     def units(self, cs: ConfigSet) -> list[tuple[str, _Unit]]:
-        nodes = _inline(cs)
+        names = [cs.entry] if cs.entry is not None else list(cs.documents)
+        htaccess = bool(names) and all(is_htaccess(n) for n in names)
+        # .htaccess files beside a server configuration: each unit reads them where they lie
+        files = [] if htaccess else [n for n in cs.documents if is_htaccess(n) and n != cs.entry]
+        nodes = _inline(cs, skip=files)
         main = [n for n in nodes if not (isinstance(n[0], Section) and n[0].key == "virtualhost")]
         vhosts = [n for n in nodes if isinstance(n[0], Section) and n[0].key == "virtualhost"]
-        names = [cs.entry] if cs.entry is not None else list(cs.documents)
-        htaccess = bool(names) and all(n.rsplit("/", 1)[-1].endswith("htaccess") for n in names)
-        out = [("main", self.unit(main, htaccess=htaccess))]
+        dirs = {normalize_dir(posixpath.join(cs.server_root, node.args[0])) for node in _walk(nodes)
+                if node.key == "directory" and len(node.args) == 1}
+        placed = [(htaccess_dir(n, cs.server_root, dirs), _inline(cs, document=n)) for n in files]
+        out = [("main", self.unit(main, htaccess=htaccess, files=placed))]
         for i, (node, children) in enumerate(vhosts, 1):
             # no line number: the migrated file may have more lines, the units must still pair up
             label = f"vhost{i} <VirtualHost {' '.join(node.args)}> ({node.location.file})"
-            out.append((label, self.unit(main + children)))
+            out.append((label, self.unit(main + children, files=placed)))
         return out
 
-    def unit(self, nodes, *, htaccess: bool = False) -> _Unit:
-        """The kept text; an .htaccess file is run as a ``<Directory>`` of the DocumentRoot."""
+    def unit(self, nodes, *, htaccess: bool = False, files: Sequence[tuple[str | None, list]] = ()) -> _Unit:
+        """The kept text; a set of .htaccess files alone is run as a ``<Directory>`` of the DocumentRoot.
+        ``files``: (directory or None when unknown, nodes) of the .htaccess files beside the server
+        configuration, kept in :attr:`_Unit.htaccess` (one whose directory is unknown: the DocumentRoot)."""
         unit = _Unit(text="")
         lines: list[str] = []
         self._emit(nodes, lines, 1 if htaccess else 0, unit, in_location=None)
@@ -523,6 +556,12 @@ class _Extractor:
             unit.dirs.add(unit.docroot)
             lines = [f"<Directory {_quote(self.fs(unit.docroot))}>", *lines, "</Directory>"]
         unit.text = "\n".join(lines) + "\n"
+        for directory, file_nodes in files:
+            where = (directory or unit.docroot).rstrip("/") or "/"
+            body: list[str] = []
+            self._emit(file_nodes, body, 0, unit, in_location=None)
+            unit.dirs.add(where)
+            unit.htaccess[where] = unit.htaccess.get(where, "") + "\n".join(body) + "\n"
         return unit
 
     def _emit(self, nodes, lines, depth, unit, in_location):
@@ -962,13 +1001,21 @@ def prepare(cfg: ConfigSet | str | bytes | Mapping[str, bytes | str], fs_root: s
     return {label: unit.text for label, unit in ex.units(_as_configset(cfg))}
 
 
-def _vhost(host: str, unit: _Unit, fs_root: str) -> str:
+def _vhost(host: str, unit: _Unit, fs_root: str, access_file: str) -> str:
+    """One unit as a name-based virtual host; ``access_file``: the name its .htaccess files are written
+    under (one per side and unit: both servers and every unit of a batch share one file tree)."""
     docroot = fs_root + unit.docroot if unit.docroot != "/" else fs_root
     body = "\n".join("    " + line if line else line for line in unit.text.rstrip("\n").splitlines())
+    access = f"    AccessFileName {access_file}\n" if unit.htaccess else ""
     return (
         f"<VirtualHost *:*>\n    ServerName {host}\n    DocumentRoot {_quote(docroot)}\n"
-        f"    Alias /__fs {_quote(fs_root)}\n{body}\n</VirtualHost>\n"
+        f"    Alias /__fs {_quote(fs_root)}\n{access}{body}\n</VirtualHost>\n"
     )
+
+
+def _write_htaccess(fs_root: Path, unit: _Unit, access_file: str) -> None:
+    for directory, text in unit.htaccess.items():
+        (fs_root / directory.lstrip("/") / access_file).write_text(text)
 
 
 def compare_many(
@@ -1066,6 +1113,7 @@ def _run_prepared(prepared: Sequence[_Prepared], ws: _Workspace, httpd: Httpd, *
     owner: dict[str, int] = {}
     plans: list[tuple[_Unit, list[str]]] = []
     served: list[tuple[VerifyReport, str, _Unit, list[str]]] = []
+    htaccess: list[tuple[_Unit, str]] = []
     for idx, (p, r) in enumerate(runnable):
         cand = dict(p.cand_units)
         for n, (label, ref_unit) in enumerate(p.ref_units):
@@ -1077,10 +1125,12 @@ def _run_prepared(prepared: Sequence[_Prepared], ws: _Workspace, httpd: Httpd, *
             host = f"u{idx}-{n}.test"
             hosts[uname] = host
             owner[uname] = idx
-            r.reference_config[uname] = ref_unit.text
-            r.candidate_config[uname] = cand_unit.text
-            ref_text.append(_vhost(host, ref_unit, str(ws.fs)))
-            cand_text.append(_vhost(host, cand_unit, str(ws.fs)))
+            r.reference_config[uname] = ref_unit.shown()
+            r.candidate_config[uname] = cand_unit.shown()
+            access = {side: f".httpd24-{side}-{idx}-{n}" for side in ("ref", "cand")}
+            ref_text.append(_vhost(host, ref_unit, str(ws.fs), access["ref"]))
+            cand_text.append(_vhost(host, cand_unit, str(ws.fs), access["cand"]))
+            htaccess += [(ref_unit, access["ref"]), (cand_unit, access["cand"])]
             merged = _Unit(text="", docroot=ref_unit.docroot)
             for u in (ref_unit, cand_unit):
                 merged.dirs |= u.dirs
@@ -1104,6 +1154,8 @@ def _run_prepared(prepared: Sequence[_Prepared], ws: _Workspace, httpd: Httpd, *
     dirs = _build_tree(ws.fs, plans)
     for r, uname, unit, urls in served:
         r.directories |= {(uname, url) for url in urls if (_fs_for_url(unit, url) or "").rstrip("/") in dirs}
+    for unit, access_file in htaccess:
+        _write_htaccess(ws.fs, unit, access_file)
     ws.open_up()
 
     common = "\n".join([
