@@ -33,8 +33,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--index", type=int, default=None, help="run only configuration INDEX of the seed")
     ap.add_argument("--batch", type=int, default=25, help="configurations per server pair")
     ap.add_argument("--show", type=int, default=5, help="failures to print in full")
-    ap.add_argument("--shapes", choices=("narrow", "wide"), default="narrow",
-                    help="wide: wildcards, ~ forms, repeated sections, keywords in any case, Options lines (random_config_wide, with_options)")
+    ap.add_argument("--shapes", choices=("narrow", "wide", "htaccess"), default="narrow",
+                    help="wide: wildcards, ~ forms, repeated sections, keywords in any case, Options lines "
+                         "(random_config_wide, with_options); "
+                         "htaccess: wide ones with AllowOverride and .htaccess files (random_config_htaccess)")
     args = ap.parse_args(argv)
     if find_httpd() is None:
         print("no Apache httpd 2.4 binary found (install apache2 or set HTTPD24_HTTPD)", file=sys.stderr)
@@ -55,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     refused = model_only = 0
     bad = []
     for i, text, r in results:
-        cs = ConfigSet.from_mapping({"httpd.conf": text}, entry="httpd.conf")
+        cs = ConfigSet.from_mapping(text if isinstance(text, dict) else {"httpd.conf": text}, entry="httpd.conf")
         if r.candidate_error and "translation raised TranslationError" in r.candidate_error:
             refused += 1  # HT501 without a fix: a person decides
         elif normalize_notes(cs)[1]:
@@ -68,7 +70,8 @@ def main(argv: list[str] | None = None) -> int:
     requests = sum(r.requests for _i, _t, r in results)
     for i, text, r in bad[: args.show] if args.index is None else bad:
         print(f"\n=== configuration {i} (replay: hack/differential.py --seed {seed} --index {i} --shapes {args.shapes})")
-        print(text)
+        for name, body in (text.items() if isinstance(text, dict) else [("httpd.conf", text)]):
+            print(f"--- {name}\n{body}" if isinstance(text, dict) else body)
         print(r.format(limit=15))
         for m in differential.against_model(r, text)[:15]:
             print(f"  not as the 2.2 model says: {m}")

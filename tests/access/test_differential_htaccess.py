@@ -77,3 +77,17 @@ def test_a_migration_with_htaccess_files_is_proven(httpd, translation_cases, ass
     reports = differential.compare_many(translation_cases([("site", site())]), httpd=httpd)
     assert_all_ok(reports, "mixed .htaccess")
     assert any(q.path == "/a/f.html" for q in reports[0].statuses)
+
+
+def test_the_htaccess_shape_writes_server_sections_and_htaccess_files():
+    from test_differential_random import SEED
+
+    configs = differential.random_configs(SEED, 50, shapes="htaccess")
+    assert configs[5:8] == differential.random_configs(SEED, 3, start=5, shapes="htaccess")
+    for _i, files in configs:
+        assert "AllowOverride" in files["httpd.conf"]
+        assert [n for n in files if n.endswith("/.htaccess")]
+        for name, text in files.items():
+            if name.endswith(".htaccess"):
+                assert "<Directory" not in text and "<Location" not in text, text
+    assert len({tuple(sorted(f.items())) for _i, f in configs}) >= 45

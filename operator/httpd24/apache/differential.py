@@ -102,6 +102,7 @@ __all__ = [
     "compare_many",
     "prepare",
     "random_config",
+    "random_config_htaccess",
     "random_config_wide",
     "reference_target",
     "run",
@@ -1690,17 +1691,41 @@ def _explicit(rng, lines: list[str], indent: str) -> list[str]:
     return out
 
 
-def random_configs(seed: int, count: int, start: int = 0, *, shapes: str = "narrow") -> list[tuple[int, str]]:
+#: Where the "htaccess" shape puts its files (relative names: a mapping's absolute paths).
+_GEN_HTACCESS = ("srv/www/.htaccess", "srv/www/a/.htaccess", "srv/www/a/b/.htaccess", "srv/www/c/.htaccess")
+
+
+def random_config_htaccess(rng) -> dict[str, str]:
+    """A :func:`random_config_wide` configuration with an ``AllowOverride`` that lets access lines through
+    and one or two .htaccess files below its DocumentRoot (what a section body holds, ``<Files>`` and
+    ``<Limit>`` included): the server sections and the files merge per request."""
+    lines = random_config_wide(rng).splitlines(keepends=True)
+    override = rng.choice(("All", "All", "AuthConfig Limit", "Limit AuthConfig Options"))
+    lines.insert(1, f"<Directory {_DOCROOT}>\n    AllowOverride {override}\n</Directory>\n")
+    files = {"httpd.conf": "".join(lines)}
+    for name in rng.sample(_GEN_HTACCESS, rng.choice((1, 1, 2))):
+        body = _wide_body(rng, auth=rng.random() < 0.3, indent="", explicit=False)
+        if rng.random() < 0.25:
+            kind, arg = rng.choice(_WIDE_NESTED_FILES)
+            tag_name, tag = _wide_tag(rng, kind, arg)
+            body += [tag, *_wide_body(rng, auth=False, indent="    ", explicit=False), f"</{tag_name}>"]
+        files[name] = "\n".join(body or ["Order deny,allow", "Deny from all"]) + "\n"
+    return files
+
+
+def random_configs(seed: int, count: int, start: int = 0, *, shapes: str = "narrow") -> list[tuple[int, str | dict[str, str]]]:
     """``count`` configurations; number ``i`` depends only on (seed, i, shapes).
 
     ``shapes``: "narrow" (:func:`random_config`), "wide" or "explicit" (:func:`random_config_wide`, with
     :func:`with_options` drawn from a stream of its own: the configurations it leaves alone are those of
-    before it).
+    before it): text; "htaccess" (:func:`random_config_htaccess`): file name -> text, ``httpd.conf`` the entry.
     """
     import random
 
     if shapes == "narrow":
         return [(i, random_config(random.Random(f"{seed}:{i}"))) for i in range(start, start + count)]
+    if shapes == "htaccess":
+        return [(i, random_config_htaccess(random.Random(f"{seed}:{shapes}:{i}"))) for i in range(start, start + count)]
     if shapes not in ("wide", "explicit"):
         raise ValueError(f"unknown shapes {shapes!r}")
     return [(i, with_options(random.Random(f"{seed}:{shapes}:{i}:options"),
@@ -1719,25 +1744,25 @@ def random_run(
     httpd: Httpd | None = None,
     progress: Callable[[int, int], None] | None = None,
     shapes: str = "narrow",
-) -> list[tuple[int, str, VerifyReport]]:
-    """Translate and verify random configurations; returns (index, original text, report) of every one.
+) -> list[tuple[int, str | dict[str, str], VerifyReport]]:
+    """Translate and verify random configurations; returns (index, original, report) of every one.
 
     A translator or normaliser that raises counts as a failure of that
     configuration (its message becomes the start-up error). ``shapes``: see :func:`random_configs`.
     """
     items = random_configs(seed, count, start, shapes=shapes)
-    out: list[tuple[int, str, VerifyReport]] = []
+    out: list[tuple[int, str | dict[str, str], VerifyReport]] = []
     for b in range(0, len(items), batch):
         chunk = items[b:b + batch]
         cases = []
         for i, text in chunk:
             label = f"seed={seed} index={i}"
             try:
-                reference: object = normalize(ConfigSet.from_mapping({"httpd.conf": text}, entry="httpd.conf"))
+                reference: object = normalize(_as_configset(text))
             except Exception as e:  # noqa: BLE001 - reported per configuration
                 reference = e
             try:
-                candidate: object = translate(ConfigSet.from_mapping({"httpd.conf": text}, entry="httpd.conf"))
+                candidate: object = translate(_as_configset(text))
             except Exception as e:  # noqa: BLE001
                 candidate = e
             cases.append(Case(label, reference, candidate))  # type: ignore[arg-type]
