@@ -254,6 +254,20 @@ def test_htaccess_merges_after_its_directory():
     assert decide_22(model, Request("/a/x", client="127.0.0.2")) == 403
 
 
+def test_a_files_section_of_an_htaccess_applies_only_under_its_directory():
+    """Found by the differential harness running .htaccess files with their server configuration
+    (hack/differential.py --shapes htaccess --seed 3105 --index 239): the <FilesMatch> of c/.htaccess
+    was applied to /data.log as well, where real httpd (2.4 + mod_access_compat, and 2.2) never reads c/.htaccess."""
+    files = {
+        "httpd.conf": DOC + "<Directory /srv/www>\n    AllowOverride All\n</Directory>\n",
+        "srv/www/c/.htaccess": f'<FilesMatch "\\.log$">\n{AUTH}    Require user alice\n</FilesMatch>\n',
+    }
+    model = build(ConfigSet.from_mapping(files, entry="httpd.conf"))
+    assert decide_22(model, Request("/c/data.log")) == 401
+    assert decide_22(model, Request("/data.log")) == 200
+    assert decide_22(model, Request("/a/data.log")) == 200
+
+
 def test_what_a_migration_remembers_of_its_input_decides_how_later_passes_read():
     """An unconditional 2.4-only line shows a configuration runs on 2.4, unless the migration read its
     input as 2.2 and wrote that line itself: later passes read the text as the first one did."""

@@ -881,23 +881,25 @@ class Builder:
             return self.scopes[key]
         key = id(section)
         if key not in self.scopes:
+            # A section of an .htaccess file applies only where the file is read: under its directory.
+            outer = self.scope_for(None, None, item) if vhost is None and is_htaccess(item.file, item.via) else None
             parent_section = None
             for s in reversed(section.ancestors):
                 if s.key in SCOPE_KEYS:
                     parent_section = s
                     break
-            parent = self.scopes.get(id(parent_section)) if parent_section is not None else None
+            parent = self.scopes.get(id(parent_section)) if parent_section is not None else outer
             if parent_section is not None and parent is None:
-                parent = self._section_scope(parent_section, vhost, item.file)
+                parent = self._section_scope(parent_section, vhost, item.file, outer)
             scope = self._make(section, vhost, item.file, parent)
             self._add(scope, key)
         return self.scopes[key]
 
-    def _section_scope(self, section: Section, vhost: Section | None, file: str) -> Scope:
+    def _section_scope(self, section: Section, vhost: Section | None, file: str, outer: Scope | None = None) -> Scope:
         key = id(section)
         if key not in self.scopes:
             parent_section = next((s for s in reversed(section.ancestors) if s.key in SCOPE_KEYS), None)
-            parent = self._section_scope(parent_section, vhost, file) if parent_section is not None else None
+            parent = self._section_scope(parent_section, vhost, file, outer) if parent_section is not None else outer
             self._add(self._make(section, vhost, file, parent), key)
         return self.scopes[key]
 
