@@ -81,7 +81,7 @@ def test_translate_writes_them_as_2_4_reads_them(access):
 # ap_getword_conf, which takes the quotes off: `Require "valid-user"` lets every authenticated user in, and
 # `Require "Valid-User"` refuses to start. Lowercasing the word inside its quotes, as HT509 did, was no safe fix.
 QUOTED = ['Require "valid-user"', "Require 'valid-user'", 'Require "Valid-User"', 'Require "VALID-USER"',
-          'Require "USER" alice', "Require 'Group' staff"]
+          'Require "USER" alice', "Require 'Group' staff", 'Require "file-owner"', "Require 'ldap-user' alice"]
 
 
 @pytest.mark.parametrize("line", QUOTED)
@@ -89,6 +89,9 @@ def test_a_quoted_provider_is_found_and_never_rewritten_into_one_2_4_reads(line)
     before = f"<Directory /srv>\n{AUTH}{GROUPS}    {line}\n</Directory>\n"
     [finding] = findings(before, "HT509")
     assert "2.2 never read a quoted provider" in finding.message and "let nobody in" in finding.message, finding
+    # Removing the line keeps 2.2's answer only next to another Require line: alone, it made 2.2 ask for a login and
+    # refuse everyone (test_the_reference_answers_as_2_2_did...), which `Require user` with no names says in 2.4.
+    assert "write `Require user` (no names) to keep 2.2's answer" in finding.message, finding.message
     assert finding.fix is None or finding.fix.applicability == Applicability.DISPLAY_ONLY, finding.fix
     assert fixed(before, "HT509") == before
     word = line.split()[1]
@@ -96,7 +99,7 @@ def test_a_quoted_provider_is_found_and_never_rewritten_into_one_2_4_reads(line)
         assert f'Unknown Authz provider: {word.strip(chr(34) + chr(39))}' in finding.message
         # The suggestion keeps the quotes, which 2.4 reads.
         assert finding.replacement == line.replace(word, word.lower()), finding.replacement
-    else:
+    elif "valid-user" in word:
         assert "lets every authenticated user in" in finding.message
 
 
@@ -128,3 +131,74 @@ def test_2_4_reads_a_quoted_provider_without_its_quotes(httpd):
                       "site.conf", modules, httpd=httpd) as server:
             assert server.request("/p/a.txt").status == 401
             assert server.request("/p/a.txt", user="alice", password="pw").status == 200
+
+
+# -- what 2.2 answered for a quoted provider, and what the migration makes of it ------------------------------------
+# mod_authz_user, mod_authz_groupfile (and _dbm, _owner, authnz_ldap) of 2.2 each skip a line whose first word is not
+# theirs (`"valid-user"` with its quotes is no module's word); mod_authz_default (APR_HOOK_LAST) then answers 401 when a
+# Require line applies to the method and nobody granted (httpd 2.2 modules/aaa/mod_authz_default.c). So the line asked
+# for a login and admitted nobody, and next to a line a module read it changed nothing. In 2.4 terms: `Require user`
+# with no names (mod_authz_user: DENIED without a user, then DENIED for every user), which apache2 accepts.
+DOCROOT = "DocumentRoot /srv/www\n"
+QUOTED_22 = {
+    "alone": (DOCROOT + "<Directory /srv/www/a>\n    Order allow,deny\n    Allow from all\n"
+              f"{AUTH}{GROUPS}    Require \"valid-user\"\n</Directory>\n",
+              DOCROOT + f"<Directory /srv/www/a>\n{AUTH}{GROUPS}    Require user\n</Directory>\n"),
+    "next to a line 2.2 read": (DOCROOT + "<Directory /srv/www/a>\n    Order allow,deny\n    Allow from all\n"
+                                f"{AUTH}    Require 'Valid-User'\n    Require user bob\n</Directory>\n",
+                                DOCROOT + f"<Directory /srv/www/a>\n{AUTH}    Require user bob\n</Directory>\n"),
+    "group, Satisfy Any": (DOCROOT + "<Directory /srv/www/a>\n    Order deny,allow\n    Deny from all\n"
+                           f"    Allow from 127.0.0.2\n    Satisfy Any\n{AUTH}{GROUPS}    Require 'group' staff\n"
+                           "</Directory>\n",
+                           DOCROOT + f"<Directory /srv/www/a>\n{AUTH}{GROUPS}    <RequireAny>\n"
+                           "        Require ip 127.0.0.2\n        Require user\n    </RequireAny>\n</Directory>\n"),
+    "inherited": (DOCROOT + f"<Directory /srv/www>\n{AUTH}    Require \"user\" alice\n</Directory>\n"
+                  "<Directory /srv/www/a>\n    Order allow,deny\n    Allow from all\n</Directory>\n",
+                  DOCROOT + f"<Directory /srv/www>\n{AUTH}    Require user\n</Directory>\n"),
+}
+
+
+def _configset(text: str) -> ConfigSet:
+    return ConfigSet.from_mapping({"httpd.conf": text}, entry="httpd.conf")
+
+
+def test_the_2_2_model_reads_no_quoted_provider():
+    from httpd24.access import decide_22
+    from httpd24.access.model import Request
+
+    def status(text, user, groups=(), client="127.0.0.1"):
+        return decide_22(_configset(text), Request("/a/f.html", client=client, user=user, groups=frozenset(groups)))
+
+    alone, beside, any_, inherited = (text for text, _ in QUOTED_22.values())
+    assert status(alone, "alice") == 401 and status(alone, None) == 401
+    assert status(beside, "bob") == 200 and status(beside, "alice") == 401
+    assert status(any_, "alice", ["staff"]) == 401 and status(any_, None, client="127.0.0.2") == 200
+    assert status(inherited, "alice") == 401
+
+
+@pytest.mark.apache
+def test_the_reference_answers_as_2_2_did_and_the_migration_leaves_the_line_to_a_person(httpd, access):
+    """normalize_22 (the reference of --verify) writes the quoted line as 2.2 read it; the hand-written 2.4 form
+    that keeps 2.2's answers (`Require user`) agrees with it and with the 2.2 model on real apache2. The
+    translation refuses: whether the line is meant is a person's choice (HT509), and 2.4 would read it."""
+    for label, (text, kept) in QUOTED_22.items():
+        report = differential.compare(access.normalize_22(_configset(text)), kept, name=label, httpd=httpd)
+        assert report.ok and report.requests, report.format()
+        assert differential.against_model(report, text) == [], label
+        with pytest.raises(access.TranslationError, match="quoted"):
+            access.translate(_configset(text))
+        result = migrate(_configset(text))
+        assert [line for line in text.splitlines() if "Require" in line] == [
+            line for line in result.files["httpd.conf"].decode().splitlines() if "Require" in line], label
+        refused = [f for f in result.remaining if f.code == "HT501" and f.fix is None and "quoted" in f.message]
+        assert refused, (label, [(f.code, f.message) for f in result.remaining])
+
+
+@pytest.mark.parametrize("line", ['Require "Valid-User"', "Require 'group' staff", 'Require "file-owner"'])
+def test_a_quoted_provider_in_a_section_the_plan_leaves_alone_is_not_rewritten_by_translate(access, line):
+    """No Order/Allow/Deny anywhere: the translator plans nothing, and used to lowercase the word inside its quotes,
+    which 2.4 then reads (every authenticated user let in where 2.2 let nobody in)."""
+    text = DOCROOT + f"<Directory /srv/www/a>\n{AUTH}{GROUPS}    {line}\n</Directory>\n"
+    with pytest.raises(access.TranslationError, match="quoted"):
+        access.translate(_configset(text))
+    assert "Require user\n" in access.normalize_22(_configset(text)).documents["httpd.conf"].render().decode()

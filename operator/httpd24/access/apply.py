@@ -6,10 +6,10 @@ from typing import Iterable
 
 from ..config import ConfigSet, Directive, Document, Item, Node, Section, Target, edit
 from . import expr as X
-from .model import OTHER, Effective, Host, Methods, Scope, build
+from .model import OTHER, Effective, Host, Methods, Scope, build, quoted_provider
 from .plan import (
-    GROUP_MERGE_REASON, ScopePlan, chains, inherited, limited_branch, merge, merges_in_order, methods_of,
-    shadowed_in_some_context, shadowed_reason, shadowed_with_later, sharings, too_complex,
+    GROUP_MERGE_REASON, NOBODY, ScopePlan, chains, inherited, limited_branch, merge, merges_in_order, methods_of,
+    quoted_reason, shadowed_in_some_context, shadowed_reason, shadowed_with_later, sharings, too_complex,
 )
 from .worlds import make_plan
 
@@ -132,11 +132,21 @@ def provider_as_24(args) -> list[str] | None:
 
 
 def providers_as_24(configset: ConfigSet) -> None:
-    """Write every Require provider 2.2 read in any case as 2.4 names it (HT509), in place."""
+    """Write every Require provider 2.2 read in any case as 2.4 names it (HT509), in place. Not a quoted one:
+    2.2 never read it, and in lower case 2.4 would (the translation leaves it to a person)."""
     for document in configset.documents.values():
         for node in document.directives():
-            if node.key == "require" and (args := provider_as_24(node.args)) is not None:
+            if node.key == "require" and not quoted_provider(node) and (args := provider_as_24(node.args)) is not None:
                 edit.set_args(node, args)
+
+
+def quoted_as_22(configset: ConfigSet) -> None:
+    """Write every Require line whose provider is quoted as 2.2 read it, in place: ``Require user`` with no
+    names (a login asked for, nobody admitted: :data:`.plan.NOBODY`), which 2.4 reads so too."""
+    for document in configset.documents.values():
+        for node in document.directives():
+            if node.key == "require" and quoted_provider(node):
+                edit.replace(node, X.render(NOBODY, ""))  # anew: the word keeps no quotes
 
 
 class TranslationError(ValueError):
@@ -163,6 +173,9 @@ def translate(configset: ConfigSet, *, strict: bool = True) -> ConfigSet:
     for scope in model.scopes:
         if id(scope) not in planned and (found := shadowed_in_some_context(scope, model, methods)) is not None:
             missing.append((scope, shadowed_reason(found[0])))
+        elif id(scope) not in planned and model.mode == "2.2" and (
+                quoted := next((line for line in scope.own.requires or () if line.quoted), None)) is not None:
+            missing.append((scope, quoted_reason(quoted)))  # 2.4 reads it without its quotes
     if missing and strict:
         raise TranslationError("; ".join(f"{s.file}:{s.line}: {s.label}: {reason}" for s, reason in missing))
     if missing:
@@ -315,6 +328,7 @@ def normalize_notes(configset: ConfigSet, target: Target | None = None, *,
     for d, text, after, remove in work:
         write_block(d, remove, text, after=after)
     providers_as_24(copy)  # 2.2 read `Require Valid-User` as `valid-user`; 2.4 (with or without compat) refuses it
+    quoted_as_22(copy)  # 2.2 read no `Require "valid-user"`; 2.4 (with or without compat) reads it without the quotes
     return copy.with_files(), notes
 
 

@@ -217,6 +217,12 @@ def group_checkers(confs: dict[str, ModuleConf], order: Order) -> tuple[str, ...
     return tuple(out)
 
 
+#: The first words of a ``Require`` line these modules read (mod_authnz_ldap: ``ldap-*``). A module compared the
+#: word as ``ap_getword_white`` gives it, quotes and all: written in quotes, none of them is any module's word.
+WORDS = frozenset({"valid-user", "user", "group", "file-owner", "file-group", "ldap-user", "ldap-group", "ldap-dn",
+                   "ldap-attribute", "ldap-filter"})
+
+
 def grantors(kind: str, confs: dict[str, ModuleConf]) -> tuple[str, ...]:
     """The modules that grant a line of this kind (none: nobody reads it on 2.2)."""
     if kind in ("user", "valid-user"):

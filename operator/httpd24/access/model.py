@@ -152,14 +152,35 @@ DEFAULT_HOST = Host()
 
 @dataclass(frozen=True)
 class RequireLine:
-    """One ``Require`` line (2.2 form or 2.4 provider form) and the methods it applies to."""
+    """One ``Require`` line (2.2 form or 2.4 provider form) and the methods it applies to.
+
+    ``words`` as 2.2's authorization modules read them: 2.2's Require kept its line as written (core.c,
+    RAW_ARGS) and each module took the first word with ``ap_getword_white``, quotes and all, the names
+    after it with ``ap_getword_conf`` (quotes off). 2.4 reads the provider without its quotes
+    (:attr:`Own.authz`)."""
 
     words: tuple[str, ...]
     methods: Methods = ALL_METHODS
 
     @property
     def provider(self) -> str:
+        """The first word as 2.2 compared it (in quotes where it was written so)."""
         return self.words[0].lower() if self.words else ""
+
+    @property
+    def quoted(self) -> bool:
+        """Whether the first word was written in quotes: no 2.2 module knew it (`"valid-user"` is none of
+        their words), so the line asked for a login and admitted nobody; 2.4 takes the quotes off (HT509)."""
+        return bool(self.words) and self.words[0][:1] in ("\"", "'")
+
+    @property
+    def text(self) -> str:
+        return " ".join(("Require",) + self.words)
+
+
+def quoted_provider(node) -> bool:
+    """Whether a Require line's provider word is written in quotes, which no 2.2 module read (:attr:`RequireLine.quoted`)."""
+    return bool(node.raw_args) and node.raw_args[0][:1] in ("\"", "'")
 
 
 @dataclass
@@ -1133,13 +1154,14 @@ class Builder:
         elif key == "require":
             if in_container:
                 return  # part of a container read above
-            line = RequireLine(tuple(args), methods)
-            own.requires = (own.requires or ()) + (line,)
+            words = (item.node.raw_args[0], *args[1:]) if args and quoted_provider(item.node) else tuple(args)
+            own.requires = (own.requires or ()) + (RequireLine(words, methods),)
             leaf = X.limited(methods, X.from_require(args))
             own.authz = leaf if own.authz is None else X.AnyOf((own.authz, leaf))
-            if line.provider in NATIVE_24_PROVIDERS:
+            provider = args[0].lower() if args else ""  # as 2.4 reads it: what says the line was written for 2.4
+            if provider in NATIVE_24_PROVIDERS:
                 self.hybrid_items.append(item)
-            elif line.provider in ("dbm-group", "dbm-user"):
+            elif provider in ("dbm-group", "dbm-user"):
                 self.dbm_24_names = True  # 2.4's names for mod_authz_dbm (2.2: `group` with AuthDBMGroupFile)
 
     def finish(self) -> Model:

@@ -655,6 +655,19 @@ def host_expr(host: Host, method: str) -> X.Expr:
 _GROUP_PROVIDER = {"authz_groupfile": "group", "authz_dbm": "dbm-group"}
 
 
+#: What a Require line no 2.2 module read meant there: mod_authz_default answered 401 when nobody granted, so it
+#: asked for a login and admitted nobody. 2.4's ``Require user`` with no names does the same (DENIED without a
+#: user, then DENIED for every user; apache2 accepts it: tests/access/test_ht509.py).
+NOBODY = X.Leaf("user", ())
+
+
+def quoted_reason(line) -> str:
+    """Why a section whose 2.2 Require lines include a quoted provider word is left to a person."""
+    return (f"`{line.text}`: 2.2 read no quoted provider word (its modules compared it with its quotes), so the line "
+            f"let nobody in, and 2.4 takes the quotes off (HT509); whether it is meant is a person's choice "
+            f"(`Require user`, with no names, keeps 2.2's answer)")
+
+
 def require_expr_22(state: Effective, method: str, order: authz22.Order) -> X.Expr | None:
     """2.2's Require lines in 2.4 form. ``Require group`` was judged by mod_authz_groupfile
     (AuthGroupFile) and mod_authz_dbm (AuthDBMGroupFile) in hook order, and the first that is
@@ -666,6 +679,9 @@ def require_expr_22(state: Effective, method: str, order: authz22.Order) -> X.Ex
     checkers = authz22.group_checkers(dict(state.authz22), order)
     leaves: list[X.Expr] = []
     for line in lines:
+        if line.quoted:  # no module read it: a login asked for, nobody admitted (:attr:`RequireLine.quoted`)
+            leaves.append(NOBODY)
+            continue
         leaf = X.from_require(line.words)
         if isinstance(leaf, X.Leaf) and leaf.provider == "group" and checkers:
             leaves += [X.Leaf(_GROUP_PROVIDER[m], leaf.args, leaf.negate) for m in checkers]
@@ -904,6 +920,8 @@ def plan_scope(d: Scope, model: Model, mode: Mode, methods: list[str]) -> ScopeP
                 shadowed = shadowed_with_later(state, d, model, methods)
                 if shadowed is not None:
                     return ScopePlan(d, kind, reason=shadowed_reason(shadowed[0]))
+                if (quoted := next((line for line in state.requires if line.quoted), None)) is not None:
+                    return ScopePlan(d, kind, reason=quoted_reason(quoted))
             inherited_states.append(inh)
             states.append(state)
             e = full_expr(state, mode, methods, load_order(model))

@@ -10,8 +10,8 @@ from ..config.target import module_identifier
 from ..engine import Applicability, Finding, Rule, Severity, register
 from . import authz22
 from . import expr as X
-from .apply import CASELESS_22, _items, apply_scope_plan, plan_nodes, provider_as_24, REMOVED_KEYS
-from .model import NATIVE_24_PROVIDERS, Effective, Model, Scope, _dir_under, build, fold, written
+from .apply import _items, apply_scope_plan, plan_nodes, provider_as_24, REMOVED_KEYS
+from .model import NATIVE_24_PROVIDERS, Effective, Model, Scope, _dir_under, build, fold, quoted_provider, written
 from .plan import (
     Inexact,
     Plan,
@@ -668,13 +668,17 @@ class RequireProviderCase(Rule):
     `file-owner`, `file-group` and the `ldap-*` words case-sensitively, so another spelling
     of those never worked and is left for a person.
 
-    A quoted word (`Require "valid-user"`, `Require 'Group' staff`) is found too, in any case,
-    and never rewritten: 2.2 kept the line as written (Require takes its raw arguments) and its
-    modules compared the word with its quotes, so the line let nobody in; 2.4 takes the quotes
-    off. `Require "valid-user"` then lets every authenticated user in, and `Require "Valid-User"`
-    refuses to start. What the line should mean is a person's choice: the suggestion writes the
-    word in lower case inside its quotes (2.4 reads it so); removing the line keeps 2.2's answer.
-    Not said of a configuration that ran on 2.4 already, where the quoted word is what it meant.
+    A quoted word (`Require "valid-user"`, `Require 'Group' staff`, `Require "file-owner"`,
+    `Require "ldap-user" alice`) is found too, in any case, and never rewritten: 2.2 kept the
+    line as written (Require takes its raw arguments) and its modules compared the word with its
+    quotes, so no module read the line and it let nobody in -- where no other Require line
+    applied, mod_authz_default asked for a login and refused every user (401). 2.4 takes the
+    quotes off: `Require "valid-user"` then lets every authenticated user in, and
+    `Require "Valid-User"` refuses to start. What the line should mean is a person's choice:
+    `Require user` with no names keeps 2.2's answer (a login, nobody admitted; removing the line
+    keeps it only next to another Require line); the suggestion writes the word in lower case
+    inside its quotes (2.4 reads it so). Not said of a configuration that ran on 2.4 already,
+    where the quoted word is what it meant.
     """
 
     code = "HT509"
@@ -687,7 +691,7 @@ class RequireProviderCase(Rule):
 
     def check(self, ctx, item):
         node = item.node
-        if node.raw_args and node.raw_args[0][:1] in ("\"", "'"):
+        if quoted_provider(node):
             yield from self._quoted(ctx, item)
             return
         args = provider_as_24(item.args)
@@ -704,21 +708,21 @@ class RequireProviderCase(Rule):
     def _quoted(self, ctx, item):
         """A provider word in quotes, which no 2.2 module read (see Fix safety)."""
         node, word = item.node, item.args[0]
-        if word.lower() not in CASELESS_22 or (word == word.lower() and ctx.source.ran_on_24):
+        if word.lower() not in authz22.WORDS or (word == word.lower() and ctx.source.ran_on_24):
             return
         written = node.raw_args[0]
-        lets_in = {"valid-user": "lets every authenticated user in", "user": "lets the users it names in",
-                   "group": "lets the members of the groups it names in"}[word.lower()]
-        then = ("2.4 takes the quotes off and " + lets_in if word == word.lower() else
+        lets_in = authz22.who(authz22.Line((word.lower(), *item.args[1:])))
+        then = (f"2.4 takes the quotes off and lets {lets_in} in" if word == word.lower() else
                 f"2.4 takes the quotes off and refuses to start (\"Unknown Authz provider: {word}\")")
         message = (f"Require {written}: 2.2 never read a quoted provider (its modules compared the word with its "
-                   f"quotes), so this line let nobody in; {then}. Remove the line to keep 2.2's answer")
+                   f"quotes), so this line let nobody in (with no other Require line, 2.2 asked for a login and "
+                   f"refused every user); {then}; write `Require user` (no names) to keep 2.2's answer")
         if word == word.lower():
-            yield self.finding(item, message + ", or write it unquoted to say it is meant")
+            yield self.finding(item, message + ", or the word unquoted to say it is meant")
             return
         args = [word.lower(), *item.args[1:]]
         yield self.finding(
-            item, message + f", or write `{word.lower()}` in its quotes if that is what it should mean",
+            item, message + f", or `{word.lower()}` in its quotes if that is what it should mean",
             replacement=" ".join([node.name, written.replace(word, word.lower()), *node.raw_args[1:]]),
             fix=self.fix(f"write `{word.lower()}`", Applicability.DISPLAY_ONLY, lambda: edit.set_args(node, args), node),
         )
