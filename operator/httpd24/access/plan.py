@@ -113,7 +113,10 @@ def _fs_uncached(scope: Scope, model: Model) -> tuple[str | None, list[str] | No
             for prefix, target in model.aliases.get(key, []) + (model.aliases.get(None, []) if key is not None else []):
                 if prefix.startswith(url.rstrip("/") + "/") or url in ("", "/"):
                     roots.append(normalize_dir(target))
-            here = normalize_dir(mapped) if url.endswith("/") else normalize_dir(posixpath.dirname(mapped.rstrip("/")) or "/")
+            # Its own path is a directory its requests lie in only when it is the DocumentRoot: another name
+            # may be a file (/a/f.html/x is f.html's path info) or not be there, and then the walk meets no
+            # <Directory> named after it, slash or not (tests/access/test_file_named_directory.py).
+            here = normalize_dir(mapped) if url == "/" else normalize_dir(posixpath.dirname(mapped.rstrip("/")) or "/")
             certain = here if certain in (None, here) else "/"
         roots = list(dict.fromkeys(roots + list(remapped_to)))
         if len(roots) > 1:
