@@ -81,7 +81,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, NamedTuple
 
 from ..apache import table
-from ..config import DEFAULT_TARGET, ConfigSet, Directive, Item, Liveness, Section, Target, module_identifier
+from ..config import DEFAULT_TARGET, ConfigSet, Directive, Item, Liveness, Section, Target, module_identifier, options
 from ..config.gcpause import gc_paused
 from ..config.target import REMOVED_IN_24
 
@@ -457,23 +457,13 @@ _BALANCER_URL = re.compile(r"balancer://([^/\s]+)", re.IGNORECASE)
 _LBMETHOD = re.compile(r"^lbmethod=(.+)$", re.IGNORECASE)
 
 
-#: Options words -> the options of a module they turn on (2.4's OPT_ALL holds Indexes, not MultiViews).
-_OPTION_WORDS = {"indexes": ("indexes",), "all": ("indexes",), "multiviews": ("multiviews",),
-                 "runscripts": ("multiviews",)}
-
-
 def _options_turned_on(args: list[str]) -> set[str]:
-    """The module-backed options (``indexes``, ``multiviews``) an ``Options`` line leaves on, read in order
-    as httpd does (``All -Indexes`` leaves Indexes off, ``None +Indexes`` on)."""
-    on: set[str] = set()
-    for word in args:
-        sign = word[:1] if word[:1] in ("+", "-") else ""
-        for option in _OPTION_WORDS.get(word[len(sign):].lower(), ()):
-            if sign == "-":
-                on.discard(option)
-            else:
-                on.add(option)
-    return on
+    """The module-backed options (``indexes``, ``multiviews``) an ``Options`` line leaves on, read as httpd's
+    set_options reads it (:mod:`httpd24.config.options`: ``All -Indexes`` leaves Indexes off, ``None +Indexes``
+    on; 2.4's All holds Indexes, not MultiViews). A word that names no option is left out: httpd refuses the
+    line ("Illegal option"), and the other words still say what was meant."""
+    record = options.read_22([word for word in args if options.known([word])])
+    return {name for name, bit in (("indexes", options.INDEXES), ("multiviews", options.MULTI)) if record.opts & bit}
 
 
 # ---------------------------------------------------------------------------------------------
