@@ -739,6 +739,8 @@ class Model:
         kind = scope.kind
         if kind in ("server", "vhost"):
             return True
+        if kind == "htaccess" and scope.dirpath is not None and self.override_words(scope.dirpath) == {"none"}:
+            return False  # httpd never opens it (measured: tests/access/test_allowoverride.py)
         if kind in ("directory", "htaccess"):
             return scope.dirpath is not None and _dir_under(directory, scope.dirpath)
         if kind == "directorymatch":
@@ -757,6 +759,25 @@ class Model:
                 return True
             return url == p or url.startswith(p.rstrip("/") + "/") or (p.endswith("/") and url.startswith(p))
         return False  # proxy: proxied requests only
+
+    def allowoverride_at(self, dirpath: str) -> Item | None:
+        """The AllowOverride line in effect for a directory of the main server (that of the deepest plain
+        <Directory> above it that has one); None: none is written."""
+        memo = self.cache.setdefault("allowoverride", {})
+        if dirpath not in memo:
+            best = None
+            for scope in self.scopes:
+                if scope.kind == "directory" and scope.allowoverride is not None and scope.dirpath is not None:
+                    if scope.vhost is None and _dir_under(dirpath, scope.dirpath):
+                        if best is None or scope.components() >= best.components():
+                            best = scope
+            memo[dirpath] = best.allowoverride if best is not None else None
+        return memo[dirpath]
+
+    def override_words(self, dirpath: str) -> set[str] | None:
+        """The classes (lower case, without ``=...``) of :meth:`allowoverride_at`; None: no AllowOverride is written."""
+        item = self.allowoverride_at(dirpath)
+        return None if item is None else {w.lower().split("=")[0] for w in item.args}
 
     def effective(self, request: Request, mode: Mode | None = None) -> Effective:
         return fold(self.chain(request), mode or self.mode)

@@ -11,7 +11,7 @@ from ..engine import Applicability, Finding, Rule, Severity, register
 from . import authz22
 from . import expr as X
 from .apply import _items, apply_scope_plan, plan_nodes, provider_as_24, REMOVED_KEYS
-from .model import NATIVE_24_PROVIDERS, Effective, Model, Scope, _dir_under, build, fold, quoted_provider, written
+from .model import NATIVE_24_PROVIDERS, Effective, Model, Scope, build, fold, quoted_provider, written
 from .plan import (
     Inexact,
     Plan,
@@ -480,20 +480,6 @@ class CompatChangesMeaning(Rule):
 # -- HT505: .htaccess overrides ------------------------------------------------------------------
 
 
-def _override_at(model: Model, dirpath: str) -> tuple[set[str], object]:
-    """AllowOverride effective for a directory (2.4 default None) and the item that set it."""
-    best = None
-    for scope in model.scopes:
-        if scope.kind == "directory" and scope.allowoverride is not None and scope.dirpath is not None:
-            if scope.vhost is None and _dir_under(dirpath, scope.dirpath):
-                if best is None or scope.components() >= best.components():
-                    best = scope
-    if best is None:
-        return {"none"}, None
-    words = {w.lower().split("=")[0] for w in best.allowoverride.args}
-    return words, best.allowoverride
-
-
 @register
 class HtaccessOverride(Rule):
     """
@@ -550,7 +536,8 @@ class HtaccessOverride(Rule):
                     f"this file is never read",
                 )
                 continue
-            allowed, where = _override_at(model, scope.dirpath)
+            where = model.allowoverride_at(scope.dirpath)
+            allowed = model.override_words(scope.dirpath) or {"none"}  # 2.4's default
             at = f" (AllowOverride at {where.file}:{where.node.location.line})" if where is not None else (
                 " (no AllowOverride: 2.4's default is None)"
             )
