@@ -119,18 +119,30 @@ def test_an_htaccess_below_another_keeps_the_user_its_parent_asks_for(root, http
 
 
 @pytest.mark.apache
-def test_an_htaccess_under_allowoverride_limit_is_reported_before_its_require_breaks_it(root, httpd, capsys):  # noqa: F811
+def test_an_htaccess_under_allowoverride_limit_is_left_to_a_person_before_its_require_breaks_it(root, httpd, capsys):  # noqa: F811
     """`AllowOverride Limit` let 2.2 read Order/Allow in `www/a/.htaccess`; the Require they become needs
-    AuthConfig, so every request there answers 500 on 2.4. HT505 said so only where a <Directory> named
-    the file's own directory; here only its parent is named."""
+    AuthConfig, so every request there would answer 500 on 2.4. HT505 said so only where a <Directory> named
+    the file's own directory; here only its parent is named. HT501 offered the translation as safe all the
+    same: `migrate --write` broke the site. Now HT501 names the AllowOverride to change and writes nothing."""
     (root / "www" / "a").mkdir(parents=True)
     (root / "www" / "a" / "f.html").write_text("hello\n")
     (root / "httpd.conf").write_text(f"DocumentRoot {root}/www\n<Directory {root}/www>\n    AllowOverride Limit\n</Directory>\n")
-    (root / "www" / "a" / ".htaccess").write_text("Order deny,allow\nDeny from all\nAllow from 127.0.0.1\n")
+    text = "Order deny,allow\nDeny from all\nAllow from 127.0.0.1\n"
+    (root / "www" / "a" / ".htaccess").write_text(text)
+    modules = AUTH_MODULES + ["access_compat_module"]
 
-    assert main(["lint", "--select", "HT505", str(root)]) == 1
+    def answers():
+        with Instance({"site.conf": (root / "httpd.conf").read_text()}, "site.conf", modules, httpd=httpd) as srv:
+            return [srv.request("/a/f.html", source=source).status for source in ("127.0.0.1", "127.0.0.2")]
+
+    assert answers() == [200, 403]
+    assert main(["lint", "--select", "HT501", str(root)]) == 1
     out = capsys.readouterr().out
-    assert "www/a/.htaccess" in out and "AllowOverride AuthConfig" in out, out
+    assert "www/a/.htaccess" in out and "AllowOverride Limit (httpd.conf:3" in out and "add AuthConfig" in out, out
+    main(["migrate", "--write", "-q", str(root)])
+    capsys.readouterr()
+    assert (root / "www" / "a" / ".htaccess").read_text() == text
+    assert answers() == [200, 403]
 
 
 @pytest.mark.apache

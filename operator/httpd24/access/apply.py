@@ -9,7 +9,7 @@ from . import expr as X
 from .model import OTHER, Effective, Host, Methods, Scope, build, quoted_provider
 from .plan import (
     GROUP_MERGE_REASON, NOBODY, ScopePlan, chains, inherited, limited_branch, merge, merges_in_order, methods_of,
-    quoted_reason, shadowed_in_some_context, shadowed_reason, shadowed_with_later, sharings, too_complex,
+    quoted_reason, refused_by_override, shadowed_in_some_context, shadowed_reason, shadowed_with_later, sharings, too_complex,
 )
 from .worlds import make_plan
 
@@ -310,6 +310,9 @@ def normalize_notes(configset: ConfigSet, target: Target | None = None, *,
                     continue
                 extra = "AuthMerging And\n" + extra
             text = text + "\n" + extra
+        if (refused := refused_by_override(d, text, model)) is not None:
+            notes.append(f"{d.file}:{d.line}: {d.label}: left as written: {refused}")
+            continue
         remove = _items(d, COMPAT_KEYS)
         after = None
         if not remove:

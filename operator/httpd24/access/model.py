@@ -31,6 +31,7 @@ from typing import Collection, Iterable, Literal, Sequence
 from ..config import ConfigSet, Item, Liveness, Section, Target, module_identifier
 from ..config.gcpause import gc_paused
 from ..config.options import SERVER_DEFAULT, UNSET, Read22, follows_symlinks, known, merged, read_22
+from ..apache.table import override_classes
 from ..config.placement import JUDGED as PLACED_KEYS, Refusal, is_htaccess, misplaced
 from ..engine.source import SourceVersion, judge
 from . import authz22, remap
@@ -470,6 +471,9 @@ class Scope:
     dirpath: str | None = None
     #: ``AllowOverride`` written in the scope (the item), for .htaccess checks.
     allowoverride: Item | None = None
+    #: Of an .htaccess file: every line httpd reads in it (its sections' too), which its directory's
+    #: AllowOverride must let in (:meth:`Model.htaccess_refusal`).
+    lines: list[Item] = field(default_factory=list, repr=False, compare=False)
     #: The record its ``Options`` lines set (None: none), read for the scopes that decide whether the
     #: directory walk follows symlinks (:meth:`Model.follows_symlinks`): server, virtual host, a plain
     #: <Directory>, an .htaccess file.
@@ -533,6 +537,13 @@ class Scope:
             # in the order of the sections holding them (a <DirectoryMatch>'s after every <Directory>'s).
             return (phase, 1, outer.merge_key(), self.index)
         return (phase, in_vhost, self.index)
+
+
+def htaccess_home(scope: Scope) -> Scope | None:
+    """The .htaccess file ``scope`` stands in (itself, or the file holding its section); None: none."""
+    while scope is not None and scope.kind != "htaccess":
+        scope = scope.parent
+    return scope
 
 
 def normalize_dir(path: str) -> str:
@@ -779,6 +790,48 @@ class Model:
         item = self.allowoverride_at(dirpath)
         return None if item is None else {w.lower().split("=")[0] for w in item.args}
 
+    def override_refusal(self, scope: Scope, key: str) -> Item | None:
+        """The AllowOverride line that keeps directive ``key`` (lower case; a section with its ``<``) out of the
+        .htaccess file holding ``scope``: httpd answers 500 to every request under the file ("<key> not allowed
+        here"; 2.2 and 2.4 give each directive the same class: tests/access/test_allowoverride.py). None when it
+        lets it in, when ``scope`` is in no placed .htaccess file, or when no AllowOverride applies there
+        (:meth:`htaccess_refusal`). ``AllowOverride Nonfatal=...`` makes httpd skip such a line instead: not
+        modelled, so never a refusal here."""
+        home = htaccess_home(scope)
+        if home is None or home.dirpath is None:
+            return None
+        words = self.override_words(home.dirpath)
+        if words is None or words == {"none"} or "all" in words or "nonfatal" in words:
+            return None
+        classes = override_classes().get(key)
+        if not classes or any(c.lower() in words for c in classes):
+            return None
+        return self.allowoverride_at(home.dirpath)
+
+    def htaccess_refusal(self, scope: Scope, mode: Mode) -> tuple[Item, str] | None:
+        """Why httpd answers 500 to every request under the .htaccess file ``scope`` (the first line it refuses,
+        with why); None: it reads the file. A line it refuses anywhere in the file does it (httpd parses the
+        whole file per request, its sections too). With no AllowOverride in effect 2.2 let every line in (its
+        default All) and 2.4 opens the file and refuses every line (measured: tests/access/test_allowoverride.py)."""
+        memo = self.cache.setdefault("htaccess_refusal", {})
+        key = (scope.file, mode)
+        if key not in memo:
+            found = next((error for s in self.scopes if s.file == scope.file for error in s.own.errors), None)
+            if (found is None and mode != "2.2" and scope.lines and scope.dirpath is not None
+                    and self.allowoverride_at(scope.dirpath) is None):
+                found = (scope.lines[0], f"not allowed here: no AllowOverride applies to {scope.dirpath} "
+                                         "(2.4 reads that as letting no line in; 2.2's default was All)")
+            memo[key] = found
+        return memo[key]
+
+    def decided(self, request: Request, mode: Mode) -> Effective | None:
+        """The settings ``request`` meets; None when an .htaccess file on its way answers 500 before any
+        access check (:meth:`htaccess_refusal`)."""
+        chain = self.chain(request)
+        if any(s.kind == "htaccess" and self.htaccess_refusal(s, mode) is not None for s in chain):
+            return None
+        return fold(chain, mode)
+
     def effective(self, request: Request, mode: Mode | None = None) -> Effective:
         return fold(self.chain(request), mode or self.mode)
 
@@ -989,6 +1042,8 @@ class Builder:
         wanted = _READ_KEYS
         for item in self.view.items:
             key = item.key
+            if item.live is not Liveness.DEAD and is_htaccess(item.file, item.via) and item.in_section("virtualhost") is None:
+                self.scope_for(None, None, item).lines.append(item)
             if (key in PLACED_KEYS and self.misplaced is None and item.live is not Liveness.DEAD
                     and isinstance(item.node, Section)):
                 found = misplaced(item.node, item.context, is_htaccess(item.file, item.via))
@@ -1198,7 +1253,7 @@ class Builder:
             item.in_section(*CONDITIONS_22_KNOWS) is None for item in self.hybrid_items
         ) or judge(self.module_loads, self.source_version).ran_on_24
         mode: Mode = "compat" if on_24 else "2.2"
-        return Model(
+        model = Model(
             scopes=sorted(self.order, key=lambda s: s.index),
             mode=mode,
             document_root=self.document_root,
@@ -1220,6 +1275,22 @@ class Builder:
             mapping_undecided=self.mapping_undecided,
             misplaced=self.misplaced,
         )
+        for scope in self.order:
+            for item in scope.lines:  # httpd stops at the first line it refuses: its error log names that one
+                written_key = ("<" if isinstance(item.node, Section) else "") + item.key
+                if (at := model.override_refusal(scope, written_key)) is not None:
+                    scope.own.errors.append((item, override_refused(item, at)))
+                    break
+        return model
+
+
+def override_refused(item: Item, at: Item) -> str:
+    """Why httpd refuses ``item`` of an .htaccess file that the AllowOverride line ``at`` keeps out."""
+    section = at.in_section("directory")
+    where = f", <{section.name} {' '.join(section.args)}>" if section is not None else ""
+    classes = override_classes().get(("<" if isinstance(item.node, Section) else "") + item.key, ())
+    return (f"not allowed here: it needs AllowOverride {' or '.join(classes)}, and {written(at)} "
+            f"({at.file}:{at.node.location.line}{where}) does not let it in")
 
 
 _READ_KEYS = (
@@ -1328,19 +1399,23 @@ def decide_22(configset_or_model: ConfigSet | Model, request: Request) -> int:
     """The status httpd 2.2 answers ``request`` with (200, 401, 403 or 500) on this configuration."""
     model = configset_or_model if isinstance(configset_or_model, Model) else build(configset_or_model)
     order = authz22.Order.from_load_order(model.load_order)
-    return decide_effective(model.effective(request, "2.2"), request, "2.2", order)
+    state = model.decided(request, "2.2")
+    return SERVER_ERROR if state is None else decide_effective(state, request, "2.2", order)
 
 
 def decide_compat(configset_or_model: ConfigSet | Model, request: Request) -> int:
     """The status httpd 2.4 with mod_access_compat answers ``request`` with."""
     model = configset_or_model if isinstance(configset_or_model, Model) else build(configset_or_model)
-    return decide_effective(model.effective(request, "compat"), request, "compat")
+    state = model.decided(request, "compat")
+    return SERVER_ERROR if state is None else decide_effective(state, request, "compat")
 
 
 def decide_24(configset_or_model: ConfigSet | Model, request: Request) -> int:
     """The status of pure 2.4 (no mod_access_compat): only the Require tree counts."""
     model = configset_or_model if isinstance(configset_or_model, Model) else build(configset_or_model)
-    state = model.effective(request, "compat")
+    state = model.decided(request, "compat")
+    if state is None:
+        return SERVER_ERROR
     return X.decide24(state.authz, state.authtype, _groups_24(request, state))
 
 

@@ -18,6 +18,7 @@ import posixpath
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Iterator
 
+from ..apache.table import override_classes
 from ..config import Item, Section
 from ..config.gcpause import gc_paused
 from ..config.parser import tokenize
@@ -40,6 +41,7 @@ from .model import (
     _has_wildcard,
     authenticating,
     fold,
+    htaccess_home,
     merge,
     method_name,
     normalize_dir,
@@ -1158,7 +1160,33 @@ def check_places(plan: Plan) -> None:
                         f"(\"{refusal.says}\", HT409), so there are no answers of today to keep: move it first")
         if p.text is not None and (limited := limited_branch(p.scope)) is not None:
             p.text, p.expr, p.reason = None, None, limited
+        if p.text is not None and (refused := refused_by_override(p.scope, p.text, plan.model)) is not None:
+            p.text, p.expr, p.reason = None, None, refused
     agree_on_shared(plan)
+
+
+def refused_by_override(d: Scope, text: str, model: Model) -> str | None:
+    """Why ``text`` cannot be written in ``d``: it stands in an .htaccess file whose AllowOverride keeps one of
+    its lines out, so httpd would answer 500 to every request under the file. 2.4's Require lines, their
+    containers and AuthMerging need AuthConfig, where the Order/Allow/Deny they replace needed Limit (measured:
+    tests/access/test_allowoverride.py). Widening the AllowOverride lets the file set more than its access
+    control (authentication: AuthConfig), so the change is a person's."""
+    for line in text.splitlines():
+        words = line.split()
+        if not words or words[0].startswith("</"):
+            continue
+        at = model.override_refusal(d, words[0].rstrip(">").lower())
+        if at is not None:
+            section = at.in_section("directory")
+            where = f", <{section.name} {' '.join(section.args)}>" if section is not None else ""
+            directory = htaccess_home(d).dirpath
+            needs = " or ".join(override_classes().get(words[0].rstrip(">").lower(), ()))
+            return (f"{words[0].lstrip('<')} needs AllowOverride {needs} in an .htaccess file (2.4's Require, its "
+                    f"containers and AuthMerging, as 2.2's Require and Satisfy), and {written(at)} ({at.file}:"
+                    f"{at.node.location.line}{where}) does not let it in: written here, every request under "
+                    f"{directory} would answer 500 (\"{words[0].lstrip('<')} not allowed here\"); add {needs} to "
+                    f"that AllowOverride if this file may set authentication too, then migrate again")
+    return None
 
 
 def limited_branch(d: Scope) -> str | None:

@@ -5,13 +5,14 @@ from __future__ import annotations
 import posixpath
 from typing import Iterable
 
+from ..apache.table import override_classes
 from ..config import Liveness, Section, Target, edit
 from ..config.target import module_identifier
 from ..engine import Applicability, Finding, Rule, Severity, register
 from . import authz22
 from . import expr as X
 from .apply import _items, apply_scope_plan, plan_nodes, provider_as_24, REMOVED_KEYS
-from .model import NATIVE_24_PROVIDERS, Effective, Model, Scope, build, fold, quoted_provider, written
+from .model import COMPAT_KEYS, NATIVE_24_PROVIDERS, Effective, Model, Scope, build, fold, quoted_provider, written
 from .plan import (
     Inexact,
     Plan,
@@ -485,38 +486,45 @@ class HtaccessOverride(Rule):
     """
     ## What it does
     For `.htaccess` files of the configuration set whose directory the server
-    configuration names, checks that `AllowOverride` lets the 2.4 form through:
-    `Order`/`Allow`/`Deny` need `AllowOverride Limit`, but `Require` (what they become)
-    needs `AuthConfig`.
+    configuration names and that hold access control, finds those 2.4 does not read as
+    2.2 did: where no `AllowOverride` applies (2.2's default was `All`), 2.4 opens the
+    file and refuses every line in it (measured on 2.4: "... not allowed here", 500 for
+    every request under its directory); with `AllowOverride None` neither reads it (its
+    access control never applied); a file other than the `AccessFileName` is never read.
+
+    An `AllowOverride` that lets the 2.2 lines in but not their 2.4 form (`Limit`
+    without `AuthConfig`: `Require` needs `AuthConfig`) is HT501's: it leaves that file
+    to a person and names the line; a line the `AllowOverride` keeps out today is HT506's.
 
     ## Why is this bad?
-    A migrated `.htaccess` in a directory with only `AllowOverride Limit` is rejected:
-    every request there answers 500 ("Require not allowed here"). With `AllowOverride
-    None` (the 2.4 default) the file is ignored altogether.
+    Where no `AllowOverride` applies, every request under the directory answers 500 on
+    2.4, where 2.2 applied the file.
 
     ## Example
     ```apache
     <Directory "/srv/www">
-        AllowOverride Limit
+        Options FollowSymLinks
     </Directory>
     ```
 
     ## Use instead
     ```apache
     <Directory "/srv/www">
-        AllowOverride Limit AuthConfig
+        Options FollowSymLinks
+        AllowOverride AuthConfig
     </Directory>
     ```
 
     ## Fix safety
-    No automatic fix: widening AllowOverride lets the file change more than access
-    control; a person must decide.
+    No automatic fix: an AllowOverride lets the file change more than access control;
+    a person must decide which classes it gets (HT301 keeps 2.2's `All` where it decides
+    the configuration relies on .htaccess files).
     """
 
     code = "HT505"
     name = "htaccess-override"
     severity = Severity.ERROR
-    summary = ".htaccess access control needs AllowOverride AuthConfig in 2.4"
+    summary = ".htaccess access control 2.4 does not read as 2.2 did (AllowOverride, AccessFileName)"
 
     def check_config(self, ctx) -> Iterable[Finding]:
         model, _plan = _analysis(ctx)
@@ -537,26 +545,35 @@ class HtaccessOverride(Rule):
                 )
                 continue
             where = model.allowoverride_at(scope.dirpath)
-            allowed = model.override_words(scope.dirpath) or {"none"}  # 2.4's default
-            at = f" (AllowOverride at {where.file}:{where.node.location.line})" if where is not None else (
-                " (no AllowOverride: 2.4's default is None)"
-            )
-            if "none" in allowed:
+            directory = f"<Directory {scope.dirpath.rstrip('/') or '/'}>"
+            if where is None:
+                needs = " ".join(_classes_needed(scope))
                 yield self.finding(
                     _anchor(scope),
-                    f"{scope.file}: AllowOverride None for {scope.dirpath}{at}: 2.4 ignores this .htaccess, "
-                    f"its access control does not apply; add `AllowOverride AuthConfig Limit` to "
-                    f"<Directory {scope.dirpath.rstrip('/') or '/'}> if it should",
+                    f"{scope.file}: no AllowOverride applies to {scope.dirpath} (2.2's default was All): 2.4 opens "
+                    f"this file and refuses every line in it (\"... not allowed here\"), so every request under "
+                    f"{scope.dirpath} answers 500; add `AllowOverride {needs}` to {directory} (what its lines need "
+                    f"once migrated)",
                 )
-                continue
-            if "all" in allowed or "authconfig" in allowed:
-                continue
-            yield self.finding(
-                _anchor(scope),
-                f"{scope.file}: the migrated Require lines need AllowOverride AuthConfig for {scope.dirpath}{at}; "
-                f"without it every request there answers 500 (\"Require not allowed here\"): add AuthConfig "
-                f"to that AllowOverride",
-            )
+            elif model.override_words(scope.dirpath) == {"none"}:
+                yield self.finding(
+                    _anchor(scope),
+                    f"{scope.file}: {written(where)} for {scope.dirpath} ({where.file}:{where.node.location.line}): "
+                    f"httpd (2.2 as 2.4) never reads this file, its access control does not apply; add "
+                    f"`AllowOverride AuthConfig` to {directory} if it should",
+                )
+
+
+def _classes_needed(scope: Scope) -> list[str]:
+    """The AllowOverride classes the lines of the .htaccess file ``scope`` need on 2.4 once migrated: AuthConfig
+    for its access control (Require), the table's for the rest."""
+    needed = {"AuthConfig"}
+    for item in scope.lines:
+        key = ("<" if isinstance(item.node, Section) else "") + item.key
+        classes = override_classes().get(key, ())
+        if item.key not in COMPAT_KEYS and classes and not needed & set(classes):
+            needed.add(classes[0])
+    return sorted(needed)
 
 
 # -- HT506: invalid access directives -----------------------------------------------------------

@@ -32,6 +32,7 @@ __all__ = [
     "directive_modules",
     "directives",
     "modules",
+    "override_classes",
     "module_by_source",
     "module_by_so",
     "mpm_modules",
@@ -88,6 +89,23 @@ def _read(name: str) -> list[list[str]]:
 def directives() -> tuple[DirectiveInfo, ...]:
     """Every (directive, module) row of the table, in file order (sorted)."""
     return tuple(DirectiveInfo(r[0], r[1], r[2] if len(r) > 2 else "") for r in _read("directives.tsv"))
+
+
+@functools.cache
+def override_classes() -> Mapping[str, tuple[str, ...]]:
+    """Lower-cased directive name -> the AllowOverride classes (as httpd spells them), any one of which lets the
+    directive into an .htaccess file: ``"require"`` -> ``("AuthConfig",)``, ``"<limit"`` -> ``("AuthConfig",
+    "Limit")``; ``()`` for one any AllowOverride but None lets in (``<IfModule``, ``<Files``). Directives httpd
+    never reads in an .htaccess file are absent."""
+    marker = ".htaccess (AllowOverride "
+    out: dict[str, tuple[str, ...]] = {}
+    for d in directives():
+        start = d.contexts.find(marker)
+        if start < 0:
+            continue
+        text = d.contexts[start + len(marker):].split(")", 1)[0]
+        out[d.name.lower()] = () if text.startswith("any") else tuple(text.split("|"))
+    return MappingProxyType(out)
 
 
 @functools.cache

@@ -318,21 +318,13 @@ _MAX_CLASSES = ("AuthConfig", "FileInfo", "Indexes", "Limit", "Options")
 
 def override_classes(ctx, document_name: str) -> list[str]:
     """The AllowOverride classes the live directives of one .htaccess file need (from the table)."""
-    by_name = {d.name.lower(): d.contexts for d in table.directives()}
+    by_name = table.override_classes()
     needed: set[str] = set()
     for item in ctx.live_items():
         if item.file != document_name:
             continue
         key = "<" + item.key if isinstance(item.node, Section) else item.key
-        contexts = by_name.get(key, "")
-        marker = ".htaccess (AllowOverride "
-        start = contexts.find(marker)
-        if start < 0:
-            continue
-        text = contexts[start + len(marker) :].split(")", 1)[0]
-        if text.startswith("any"):
-            continue
-        classes = [c for c in text.split("|") if c in _MAX_CLASSES]
+        classes = [c for c in by_name.get(key, ()) if c in _MAX_CLASSES]
         if classes:
             needed.add(classes[0])
     return sorted(needed)
