@@ -416,6 +416,9 @@ class Request:
     filename: str | None = None
     is_dir: bool | None = None
     vhost: str | None = None
+    #: The DirectoryIndex file mod_dir looks up for a request ending in "/" (the test harness writes one in
+    #: every directory); None: none is there.
+    index: str | None = "index.html"
 
 
 def _match(entry: Entry, request: Request) -> bool:
@@ -716,7 +719,9 @@ class Model:
         # directory (measured on apache2 2.4: `^/srv/www/a/` does not apply to /a while
         # `<Directory /srv/www/a>` does; `^/srv/www/a/$` applies to /a/ but not to /a/f.html).
         matched_dir = filename
-        basename = posixpath.basename(filename.rstrip("/"))
+        # <Files> sections meet what follows the last "/" (request.c, file_walk): "" for /f.html/, whatever
+        # f.html is (measured on apache2: tests/access/test_files_on_a_directory.py).
+        basename = posixpath.basename(filename)
         applied: list[Scope] = []
         for scope in self.scopes:
             if scope.vhost is not None and scope.vhost is not vhost:
@@ -1399,24 +1404,35 @@ def decide_22(configset_or_model: ConfigSet | Model, request: Request) -> int:
     """The status httpd 2.2 answers ``request`` with (200, 401, 403 or 500) on this configuration."""
     model = configset_or_model if isinstance(configset_or_model, Model) else build(configset_or_model)
     order = authz22.Order.from_load_order(model.load_order)
-    state = model.decided(request, "2.2")
-    return SERVER_ERROR if state is None else decide_effective(state, request, "2.2", order)
+    return _decide(model, request, "2.2", lambda state, r: decide_effective(state, r, "2.2", order))
 
 
 def decide_compat(configset_or_model: ConfigSet | Model, request: Request) -> int:
     """The status httpd 2.4 with mod_access_compat answers ``request`` with."""
     model = configset_or_model if isinstance(configset_or_model, Model) else build(configset_or_model)
-    state = model.decided(request, "compat")
-    return SERVER_ERROR if state is None else decide_effective(state, request, "compat")
+    return _decide(model, request, "compat", lambda state, r: decide_effective(state, r, "compat"))
 
 
 def decide_24(configset_or_model: ConfigSet | Model, request: Request) -> int:
     """The status of pure 2.4 (no mod_access_compat): only the Require tree counts."""
     model = configset_or_model if isinstance(configset_or_model, Model) else build(configset_or_model)
-    state = model.decided(request, "compat")
-    if state is None:
-        return SERVER_ERROR
-    return X.decide24(state.authz, state.authtype, _groups_24(request, state))
+    return _decide(model, request, "compat",
+                   lambda state, r: X.decide24(state.authz, state.authtype, _groups_24(r, state)))
+
+
+def _decide(model: Model, request: Request, mode: Mode, answer) -> int:
+    """``answer`` (settings, request -> status) for ``request``: 500 where an .htaccess file on its way is refused
+    (:meth:`Model.decided`); for a directory asked with its slash that it admits, what mod_dir's subrequest for
+    the DirectoryIndex file answers: fixup_dir (2.2 as 2.4) answers with that refusal (401, 403, 500)."""
+    state = model.decided(request, mode)
+    status = SERVER_ERROR if state is None else answer(state, request)
+    url = request.path.split("?")[0]
+    if status != OK or request.index is None or not url.endswith("/"):
+        return status
+    filename = request.filename
+    index = replace(request, path=url + request.index, is_dir=False, index=None,
+                    filename=None if filename is None else filename.rstrip("/") + "/" + request.index)
+    return _decide(model, index, mode, answer)
 
 
 def errors(model: Model) -> Iterable[tuple[Scope, Item, str]]:
