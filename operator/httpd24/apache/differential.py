@@ -1754,20 +1754,32 @@ def random_run(
     out: list[tuple[int, str | dict[str, str], VerifyReport]] = []
     for b in range(0, len(items), batch):
         chunk = items[b:b + batch]
-        cases = []
-        for i, text in chunk:
-            label = f"seed={seed} index={i}"
-            try:
-                reference: object = normalize(_as_configset(text))
-            except Exception as e:  # noqa: BLE001 - reported per configuration
-                reference = e
-            try:
-                candidate: object = translate(_as_configset(text))
-            except Exception as e:  # noqa: BLE001
-                candidate = e
-            cases.append(Case(label, reference, candidate))  # type: ignore[arg-type]
-        reports = compare_many(cases, httpd=httpd)
+        reports = run_configs([(f"seed={seed} index={i}", text) for i, text in chunk], translate, normalize, httpd=httpd)
         out += [(i, text, r) for (i, text), r in zip(chunk, reports)]
         if progress:
             progress(min(b + batch, len(items)), len(items))
     return out
+
+
+def run_configs(
+    items: Sequence[tuple[str, str | Mapping[str, str]]],
+    translate: Callable[[ConfigSet], ConfigSet],
+    normalize: Callable[[ConfigSet], ConfigSet],
+    *,
+    httpd: Httpd | None = None,
+) -> list[VerifyReport]:
+    """(label, configuration) -> the report of its reference ``normalize(original)`` against its candidate
+    ``translate(original)``, all in one server pair. A translator or normaliser that raises counts as a
+    failure of that configuration (its message becomes the start-up error)."""
+    cases = []
+    for label, text in items:
+        try:
+            reference: object = normalize(_as_configset(text))
+        except Exception as e:  # noqa: BLE001 - reported per configuration
+            reference = e
+        try:
+            candidate: object = translate(_as_configset(text))
+        except Exception as e:  # noqa: BLE001
+            candidate = e
+        cases.append(Case(label, reference, candidate))  # type: ignore[arg-type]
+    return compare_many(cases, httpd=httpd)
