@@ -66,6 +66,7 @@ def test_the_model_meets_them_as_apache2_does(decide):
     got = {}
     for section in SECTIONS:
         model = build(ConfigSet.from_mapping({"httpd.conf": config("/srv", section)}, entry="httpd.conf"))
-        got[section] = {path: decide(model, Request(path, is_dir=path in ("/", "/f.html", "/f.html/")))
+        got[section] = {path: decide(model, Request(path, is_dir=path in ("/", "/f.html", "/f.html/"),
+                                                      index="index.html"))
                         for path in PATHS}
     assert got == MEASURED

@@ -416,9 +416,9 @@ class Request:
     filename: str | None = None
     is_dir: bool | None = None
     vhost: str | None = None
-    #: The DirectoryIndex file mod_dir looks up for a request ending in "/" (the test harness writes one in
-    #: every directory); None: none is there.
-    index: str | None = "index.html"
+    #: The DirectoryIndex file mod_dir looks up for a request ending in "/" where it is there (the test
+    #: harness loads mod_dir and writes one in every directory); None: no lookup (no mod_dir, no such file).
+    index: str | None = None
 
 
 def _match(entry: Entry, request: Request) -> bool:
@@ -699,7 +699,10 @@ class Model:
         return self.filename(url, vhost)
 
     # -- which scopes a request meets --------------------------------------------------------
-    def chain(self, request: Request) -> list[Scope]:
+    def chain(self, request: Request, index: str | None = None) -> list[Scope]:
+        """The scopes ``request`` meets, in merge order; ``index``: those of mod_dir's subrequest for that file of
+        the directory ``request`` asks for. That subrequest reuses the directory walk of the request (request.c:
+        the walk cache of the same directory), so only its <Files> and <Location> sections differ."""
         vhost = self.vhost_of(request)
         url = request.path.split("?")[0]
         filename = request.filename or self.filename(url, vhost)
@@ -721,12 +724,14 @@ class Model:
         matched_dir = filename
         # <Files> sections meet what follows the last "/" (request.c, file_walk): "" for /f.html/, whatever
         # f.html is (measured on apache2: tests/access/test_files_on_a_directory.py).
-        basename = posixpath.basename(filename)
+        basename = posixpath.basename(filename) if index is None else index
+        location_url = url if index is None else url + index
         applied: list[Scope] = []
         for scope in self.scopes:
             if scope.vhost is not None and scope.vhost is not vhost:
                 continue
-            if self._applies(scope, url, walked if scope.kind == "directory" else directory, matched_dir, basename):
+            if self._applies(scope, location_url if scope.kind == "location" else url,
+                             walked if scope.kind == "directory" else directory, matched_dir, basename):
                 applied.append(scope)
         # Nested scopes apply only when their parent does.
         chosen = [s for s in applied if s.parent is None or s.parent in applied or s.parent.kind in ("server", "vhost")]
@@ -829,10 +834,10 @@ class Model:
             memo[key] = found
         return memo[key]
 
-    def decided(self, request: Request, mode: Mode) -> Effective | None:
-        """The settings ``request`` meets; None when an .htaccess file on its way answers 500 before any
-        access check (:meth:`htaccess_refusal`)."""
-        chain = self.chain(request)
+    def decided(self, request: Request, mode: Mode, index: str | None = None) -> Effective | None:
+        """The settings ``request`` (``index``: mod_dir's subrequest for it, :meth:`chain`) meets; None when an
+        .htaccess file on its way answers 500 before any access check (:meth:`htaccess_refusal`)."""
+        chain = self.chain(request, index)
         if any(s.kind == "htaccess" and self.htaccess_refusal(s, mode) is not None for s in chain):
             return None
         return fold(chain, mode)
@@ -1426,13 +1431,10 @@ def _decide(model: Model, request: Request, mode: Mode, answer) -> int:
     the DirectoryIndex file answers: fixup_dir (2.2 as 2.4) answers with that refusal (401, 403, 500)."""
     state = model.decided(request, mode)
     status = SERVER_ERROR if state is None else answer(state, request)
-    url = request.path.split("?")[0]
-    if status != OK or request.index is None or not url.endswith("/"):
+    if status != OK or request.index is None or not request.path.split("?")[0].endswith("/"):
         return status
-    filename = request.filename
-    index = replace(request, path=url + request.index, is_dir=False, index=None,
-                    filename=None if filename is None else filename.rstrip("/") + "/" + request.index)
-    return _decide(model, index, mode, answer)
+    state = model.decided(request, mode, request.index)
+    return SERVER_ERROR if state is None else answer(state, request)
 
 
 def errors(model: Model) -> Iterable[tuple[Scope, Item, str]]:

@@ -1263,6 +1263,7 @@ def model_request(q: Req, report: VerifyReport):
         groups=frozenset(report.users.get(q.user or "", ())),
         filename=q.path[len("/__fs"):] if q.path.startswith("/__fs/") else None,
         is_dir=True if q.path.endswith("/") or (q.unit, q.path) in report.directories else None,
+        index="index.html",  # every directory of the tree has one, and mod_dir looks it up (_build_tree)
     )
 
 
