@@ -285,6 +285,10 @@ def test_allow_override_htaccess_only_names_the_classes():
     assert finding.file == "app/.htaccess" and finding.line == 1
     assert finding.replacement == "AllowOverride AuthConfig FileInfo Limit"
     assert finding.fix is None
+    # Where no AllowOverride is written at all, 2.4 reads the file and refuses its lines (measured:
+    # tests/access/test_allowoverride.py); only an explicit None makes it ignore the file.
+    assert ("under `AllowOverride None` 2.4 ignores it, and where no AllowOverride is written at all it answers "
+            "500 for its lines") in finding.message, finding.message
 
 
 @pytest.mark.apache

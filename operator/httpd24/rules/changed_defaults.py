@@ -537,7 +537,7 @@ class AllowOverrideDefault(Rule):
             return
         classes = override_classes(ctx, name)
         grant = " ".join(classes) if classes else "All"
-        message = (f"{name} is read only where the server configuration allows it: 2.4's default is "
-                   f"AllowOverride None (2.2: All), so 2.4 ignores this file unless its <Directory> has "
-                   f"`AllowOverride {grant}`")
+        message = (f"{name} is read only where the server configuration allows it (2.2's default: All): under "
+                   "`AllowOverride None` 2.4 ignores it, and where no AllowOverride is written at all it answers "
+                   f"500 for its lines; its <Directory> needs `AllowOverride {grant}`")
         yield self.finding(first, message, replacement=f"AllowOverride {grant}")
