@@ -477,7 +477,7 @@ class AllowOverrideDefault(Rule):
     about_22_behaviour = True
     name = "allow-override-default"
     severity = Severity.WARNING
-    summary = "AllowOverride defaults to None in 2.4 (All in 2.2): .htaccess files are ignored"
+    summary = "AllowOverride defaults to None in 2.4 (All in 2.2): .htaccess files are ignored, or refused with a 500"
     fix_availability = "sometimes"
 
     def check_config(self, ctx):
