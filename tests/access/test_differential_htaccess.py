@@ -91,3 +91,64 @@ def test_the_htaccess_shape_writes_server_sections_and_htaccess_files():
             if name.endswith(".htaccess"):
                 assert "<Directory" not in text and "<Location" not in text, text
     assert len({tuple(sorted(f.items())) for _i, f in configs}) >= 45
+
+
+#: No AllowOverride applies to srv/www/a: 2.2 read the file (its default All), 2.4 answers 500 for its lines.
+NO_OVERRIDE = {
+    "httpd.conf": "DocumentRoot /srv/www\n<Directory /srv/www>\n    Order allow,deny\n    Allow from all\n</Directory>\n",
+    "srv/www/a/.htaccess": "Order deny,allow\nDeny from all\nAllow from 127.0.0.2\n",
+}
+
+
+def test_the_reference_reads_an_htaccess_where_no_allowoverride_applies_as_2_2_did(httpd):
+    """normalize_22 writes 2.2's default (AllowOverride All) out: the reference answered 500 under srv/www/a, where
+    the 2.2 model (and 2.2) applied the file."""
+    from httpd24.access import normalize_22
+    from httpd24.config import ConfigSet
+
+    reference = normalize_22(ConfigSet.from_mapping(NO_OVERRIDE, entry="httpd.conf"))
+    report = differential.compare(reference, reference, candidate_compat=True, httpd=httpd)
+    assert differential.against_model(report, NO_OVERRIDE) == []
+    got = answers({q: a for q, (a, _b) in report.statuses.items()})
+    assert got[("127.0.0.1", None, None)] == 403 and got[("127.0.0.2", None, None)] == 200
+
+
+def test_normalize_22_writes_the_default_once_and_only_where_it_is_missing():
+    from httpd24.access import normalize_22
+    from httpd24.config import ConfigSet
+
+    text = normalize_22(ConfigSet.from_mapping(NO_OVERRIDE, entry="httpd.conf")).render()["httpd.conf"].decode()
+    assert text.count("AllowOverride All") == 1 and "<Directory />" in text
+    for written in ("<Directory /srv/www>\n    AllowOverride None\n</Directory>\n",
+                    "<Directory />\n    AllowOverride AuthConfig\n</Directory>\n"):
+        files = {**NO_OVERRIDE, "httpd.conf": NO_OVERRIDE["httpd.conf"] + written}
+        assert "AllowOverride All" not in normalize_22(ConfigSet.from_mapping(files, entry="httpd.conf")).render()[
+            "httpd.conf"].decode()
+    # nothing to read: nothing written
+    alone = {"httpd.conf": NO_OVERRIDE["httpd.conf"]}
+    assert "AllowOverride" not in normalize_22(ConfigSet.from_mapping(alone, entry="httpd.conf")).render()[
+        "httpd.conf"].decode()
+    # an existing <Directory /> gets the line
+    files = {**NO_OVERRIDE, "httpd.conf": NO_OVERRIDE["httpd.conf"] + "<Directory />\n    Options None\n</Directory>\n"}
+    text = normalize_22(ConfigSet.from_mapping(files, entry="httpd.conf")).render()["httpd.conf"].decode()
+    assert text.endswith("<Directory />\n    Options None\n    AllowOverride All\n</Directory>\n")
+    assert text.count("<Directory />") == 1
+
+
+def test_a_migration_writes_2_2_s_default_where_no_allowoverride_applies(httpd):
+    """`httpd24 migrate` (fix level preserve, its default): HT301 appends `AllowOverride All` to the <Directory>
+    above the file, and the migrated configuration answers as the reference (now 2.2's) and the 2.2 model. At
+    fix level safe that fix is not applied: HT505 says which AllowOverride to write where."""
+    from httpd24.config import ConfigSet
+    from httpd24.engine import Applicability, lint, migrate
+
+    migrated = {k: v.decode() for k, v in migrate(ConfigSet.from_mapping(NO_OVERRIDE, entry="httpd.conf")).files.items()}
+    assert "AllowOverride All" in migrated["httpd.conf"]
+    report = differential.verify(ConfigSet.from_mapping(NO_OVERRIDE, entry="httpd.conf"), migrated, httpd=httpd)
+    assert report.ok, report.format()
+    assert differential.against_model(report, NO_OVERRIDE) == []
+    safe = migrate(ConfigSet.from_mapping(NO_OVERRIDE, entry="httpd.conf"), applicability=Applicability.SAFE)
+    left = lint(ConfigSet.from_mapping({k: v.decode() for k, v in safe.files.items()}, entry="httpd.conf"),
+                select=["HT505"])
+    assert [f.file for f in left] == ["srv/www/a/.htaccess"]
+    assert "add `AllowOverride AuthConfig` to <Directory /srv/www/a>" in left[0].message

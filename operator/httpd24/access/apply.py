@@ -6,7 +6,7 @@ from typing import Iterable
 
 from ..config import ConfigSet, Directive, Document, Item, Node, Section, Target, edit
 from . import expr as X
-from .model import OTHER, Effective, Host, Methods, Scope, build, quoted_provider
+from .model import OTHER, Effective, Host, Methods, Model, Scope, build, quoted_provider
 from .plan import (
     GROUP_MERGE_REASON, NOBODY, ScopePlan, chains, inherited, limited_branch, merge, merges_in_order, methods_of,
     quoted_reason, refused_by_override, shadowed_in_some_context, shadowed_reason, shadowed_with_later, sharings, too_complex,
@@ -242,6 +242,29 @@ def normalize_text(state: Effective, methods: list[str], unit: str) -> str:
     return "\n".join(host_lines(state.host, methods, unit) + satisfy_lines(values, unit))
 
 
+def override_default_22(model: Model) -> None:
+    """2.2's compiled-in ``AllowOverride All`` written out (in place) where a placed .htaccess file gets no
+    AllowOverride: 2.2 applied the file there, 2.4 reads the missing line as letting none of its lines in and
+    answers 500 (tests/access/test_allowoverride.py). Written once, into the main server's ``<Directory />``
+    (the one there, else one added at the top of the entry file): every directory that has no AllowOverride of
+    its own gets 2.2's, and a directory that has one keeps it, as on 2.2."""
+    if not model.has_entry or model.configset is None or not any(
+            s.kind == "htaccess" and s.lines and s.dirpath is not None and model.allowoverride_at(s.dirpath) is None
+            for s in model.scopes):
+        return
+    root = next((s.node for s in model.scopes if s.kind == "directory" and s.dirpath == "/" and s.vhost is None
+                 and isinstance(s.node, Section) and not isinstance(s.node.parent, Section)), None)
+    if root is not None:
+        edit.append_child(root, "AllowOverride All")
+        return
+    document = model.configset.documents[model.configset.entry]
+    text = f"<Directory />\n{edit.indent_unit(document)}AllowOverride All\n</Directory>"
+    if document.children:
+        edit.insert_before(document.children[0], text)
+    else:
+        document.children.extend(edit.fragment(text + "\n", "", "\n"))
+
+
 def normalize_notes(configset: ConfigSet, target: Target | None = None, *,
                     on_24: bool | None = None) -> tuple[ConfigSet, list[str]]:
     """:func:`normalize_22` and the sections it could not make explicit (with why)."""
@@ -250,6 +273,7 @@ def normalize_notes(configset: ConfigSet, target: Target | None = None, *,
     notes: list[str] = []
     if model.hybrid:
         return copy, ["ran on 2.4 (2.2 and 2.4 directives, or a module 2.2 never had): kept as it is"]
+    override_default_22(model)
     reason = too_complex(model)
     if reason is not None:
         return copy, [reason]
@@ -346,7 +370,9 @@ def normalize_22(configset: ConfigSet, target: Target | None = None, *, on_24: b
     and the Satisfy it has under 2.2 written out; ``Satisfy Any`` without an
     effective ``Require`` becomes ``Satisfy All``; ``AuthType`` without an
     effective ``Require`` gets ``Require all granted`` (2.2 asked for no
-    authentication there; 2.4 answers 500). A configuration that ran on 2.4
+    authentication there; 2.4 answers 500); where a placed .htaccess file gets no
+    AllowOverride, 2.2's default ``AllowOverride All`` is written out
+    (:func:`override_default_22`). A configuration that ran on 2.4
     (``on_24``, as :func:`.model.build` reads it) is returned unchanged: 2.2
     never ran it, and 2.4 + mod_access_compat is what its clients know.
     """
