@@ -152,3 +152,23 @@ def test_a_migration_writes_2_2_s_default_where_no_allowoverride_applies(httpd):
                 select=["HT505"])
     assert [f.file for f in left] == ["srv/www/a/.htaccess"]
     assert "add `AllowOverride AuthConfig` to <Directory /srv/www/a>" in left[0].message
+
+
+#: No <Directory> names srv/www/a or a parent: the model cannot tell where the file lies, places it nowhere, and
+#: it never applies there.
+UNPLACED = {"httpd.conf": "DocumentRoot /srv/www\n<Location />\n    Order allow,deny\n    Allow from all\n</Location>\n",
+            "srv/www/a/.htaccess": "Order deny,allow\nDeny from all\n"}
+
+
+def test_an_htaccess_the_model_does_not_place_is_not_run(httpd):
+    """The harness wrote it at the DocumentRoot (where 2.4 answered 500 for its lines, or applied them below
+    every URL), while the model applied it nowhere: the two now agree that it is not read."""
+    from httpd24.access import build
+    from httpd24.config import ConfigSet
+
+    [scope] = [s for s in build(ConfigSet.from_mapping(UNPLACED, entry="httpd.conf")).scopes if s.kind == "htaccess"]
+    assert scope.dirpath is None
+    report = differential.compare(UNPLACED, UNPLACED, candidate_compat=True, httpd=httpd)
+    assert differential.against_model(report, UNPLACED) == []
+    assert {differential.access_answer(a) for a, _b in report.statuses.values()} == {200}
+    assert "# .htaccess" not in report.reference_config["main"]

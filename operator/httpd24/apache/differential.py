@@ -46,9 +46,10 @@ VirtualHost becomes a unit of its own (server-level content plus that host's
 content).  A set of .htaccess files alone runs as
 the DocumentRoot's ``<Directory>``; .htaccess files beside a server
 configuration are written where they lie (their directory as the access model
-places them, the DocumentRoot when unknown) under an ``AccessFileName`` of
-each side and unit, so httpd reads them per request under the configuration's
-``AllowOverride``.  Every absolute file system path is moved below a temporary root
+places them) under an ``AccessFileName`` of each side and unit, so httpd reads
+them per request under the configuration's ``AllowOverride``; one the model
+cannot place (no ``<Directory>`` names its directory or a parent) is not
+written: the model applies it nowhere, and so do the servers.  Every absolute file system path is moved below a temporary root
 (``/var/www/x`` -> ``<tmp>/fs/var/www/x``; ``<Directory />`` stays ``/``),
 ``AuthUserFile``/``AuthGroupFile`` point to generated files holding the users
 and groups the configurations name plus :data:`BASE_USERS`, and the document
@@ -538,7 +539,9 @@ class _Extractor:
         vhosts = [n for n in nodes if isinstance(n[0], Section) and n[0].key == "virtualhost"]
         dirs = {normalize_dir(posixpath.join(cs.server_root, node.args[0])) for node in _walk(nodes)
                 if node.key == "directory" and len(node.args) == 1}
-        placed = [(htaccess_dir(n, cs.server_root, dirs), _inline(cs, document=n)) for n in files]
+        # one the model does not place applies nowhere (access.model.htaccess_dir): not written either
+        placed = [(where, _inline(cs, document=n)) for n in files
+                  if (where := htaccess_dir(n, cs.server_root, dirs)) is not None]
         out = [("main", self.unit(main, htaccess=htaccess, files=placed))]
         for i, (node, children) in enumerate(vhosts, 1):
             # no line number: the migrated file may have more lines, the units must still pair up
@@ -546,10 +549,10 @@ class _Extractor:
             out.append((label, self.unit(main + children, files=placed)))
         return out
 
-    def unit(self, nodes, *, htaccess: bool = False, files: Sequence[tuple[str | None, list]] = ()) -> _Unit:
+    def unit(self, nodes, *, htaccess: bool = False, files: Sequence[tuple[str, list]] = ()) -> _Unit:
         """The kept text; a set of .htaccess files alone is run as a ``<Directory>`` of the DocumentRoot.
-        ``files``: (directory or None when unknown, nodes) of the .htaccess files beside the server
-        configuration, kept in :attr:`_Unit.htaccess` (one whose directory is unknown: the DocumentRoot)."""
+        ``files``: (directory, nodes) of the .htaccess files beside the server configuration, kept in
+        :attr:`_Unit.htaccess`."""
         unit = _Unit(text="")
         lines: list[str] = []
         self._emit(nodes, lines, 1 if htaccess else 0, unit, in_location=None)
@@ -558,7 +561,7 @@ class _Extractor:
             lines = [f"<Directory {_quote(self.fs(unit.docroot))}>", *lines, "</Directory>"]
         unit.text = "\n".join(lines) + "\n"
         for directory, file_nodes in files:
-            where = (directory or unit.docroot).rstrip("/") or "/"
+            where = directory.rstrip("/") or "/"
             body: list[str] = []
             self._emit(file_nodes, body, 0, unit, in_location=None)
             unit.dirs.add(where)
