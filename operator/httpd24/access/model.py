@@ -542,6 +542,38 @@ class Scope:
         return (phase, in_vhost, self.index)
 
 
+@dataclass(frozen=True)
+class Override:
+    """What an ``AllowOverride`` line lets the .htaccess files under it do. Its words are read in order, as
+    core.c does (measured on apache2: tests/access/test_allowoverride_nonfatal.py): ``None`` and ``All``
+    start again, a class or ``Nonfatal=`` adds to what came before."""
+
+    #: The classes it lets in (lower case, without ``=...``; ``all``: every one).
+    classes: frozenset[str]
+    #: httpd opens the files (what the line ends on is not a bare ``None``).
+    read: bool
+    #: ``Nonfatal=Override`` or ``Nonfatal=All`` (2.4): a line it keeps out is skipped (with what it holds)
+    #: instead of answering 500. ``Nonfatal=Unknown`` skips only directives httpd does not know.
+    nonfatal: bool
+
+
+def override_of(item: Item) -> Override:
+    """The :class:`Override` of an ``AllowOverride`` line."""
+    classes: set[str] = set()
+    read, nonfatal = True, False
+    for word in item.args:
+        key, _, value = word.lower().partition("=")
+        if key in ("none", "all"):
+            classes, read, nonfatal = ({"all"} if key == "all" else set()), key == "all", False
+        else:
+            read = True
+            if key == "nonfatal":
+                nonfatal = nonfatal or value in ("override", "all")
+            else:
+                classes.add(key)
+    return Override(frozenset(classes), read, nonfatal)
+
+
 def htaccess_home(scope: Scope) -> Scope | None:
     """The .htaccess file ``scope`` stands in (itself, or the file holding its section); None: none."""
     while scope is not None and scope.kind != "htaccess":
@@ -669,6 +701,9 @@ class Model:
     #: The first section httpd refuses where it stands (HT409), with why: the configuration never
     #: started, so it has no answers of today for a translation to keep.
     misplaced: tuple[Item, Refusal] | None = field(default=None, repr=False, compare=False)
+    #: The .htaccess lines (sections with what they hold) httpd skips because an ``AllowOverride ...
+    #: Nonfatal=Override`` keeps them out (:meth:`override_refusal`): the model reads the files without them.
+    skipped: tuple[Item, ...] = field(default=(), repr=False, compare=False)
 
     # -- mapping ---------------------------------------------------------------------------
     @property
@@ -760,7 +795,7 @@ class Model:
         kind = scope.kind
         if kind in ("server", "vhost"):
             return True
-        if kind == "htaccess" and scope.dirpath is not None and self.override_words(scope.dirpath) == {"none"}:
+        if kind == "htaccess" and scope.dirpath is not None and not self.reads_htaccess(scope.dirpath):
             return False  # httpd never opens it (measured: tests/access/test_allowoverride.py)
         if kind in ("directory", "htaccess"):
             return scope.dirpath is not None and _dir_under(directory, scope.dirpath)
@@ -795,28 +830,28 @@ class Model:
             memo[dirpath] = best.allowoverride if best is not None else None
         return memo[dirpath]
 
-    def override_words(self, dirpath: str) -> set[str] | None:
-        """The classes (lower case, without ``=...``) of :meth:`allowoverride_at`; None: no AllowOverride is written."""
+    def reads_htaccess(self, dirpath: str) -> bool:
+        """Whether httpd opens the .htaccess file of a directory: not under an ``AllowOverride None``."""
         item = self.allowoverride_at(dirpath)
-        return None if item is None else {w.lower().split("=")[0] for w in item.args}
+        return item is None or override_of(item).read
 
     def override_refusal(self, scope: Scope, key: str) -> Item | None:
         """The AllowOverride line that keeps directive ``key`` (lower case; a section with its ``<``) out of the
         .htaccess file holding ``scope``: httpd answers 500 to every request under the file ("<key> not allowed
-        here"; 2.2 and 2.4 give each directive the same class: tests/access/test_allowoverride.py). None when it
-        lets it in, when ``scope`` is in no placed .htaccess file, or when no AllowOverride applies there
-        (:meth:`htaccess_refusal`). ``AllowOverride Nonfatal=...`` makes httpd skip such a line instead: not
-        modelled, so never a refusal here."""
+        here"; 2.2 and 2.4 give each directive the same class: tests/access/test_allowoverride.py), or skips the
+        line where the AllowOverride says ``Nonfatal=Override`` (:attr:`Override.nonfatal`, :attr:`Model.skipped`).
+        None when it lets it in, when ``scope`` is in no placed .htaccess file, or when no AllowOverride applies
+        there (:meth:`htaccess_refusal`)."""
         home = htaccess_home(scope)
-        if home is None or home.dirpath is None:
+        if home is None or home.dirpath is None or (item := self.allowoverride_at(home.dirpath)) is None:
             return None
-        words = self.override_words(home.dirpath)
-        if words is None or words == {"none"} or "all" in words or "nonfatal" in words:
+        override = override_of(item)
+        if not override.read or "all" in override.classes:
             return None
         classes = override_classes().get(key)
-        if not classes or any(c.lower() in words for c in classes):
+        if not classes or any(c.lower() in override.classes for c in classes):
             return None
-        return self.allowoverride_at(home.dirpath)
+        return item
 
     def htaccess_refusal(self, scope: Scope, mode: Mode) -> tuple[Item, str] | None:
         """Why httpd answers 500 to every request under the .htaccess file ``scope`` (the first line it refuses,
@@ -946,8 +981,10 @@ def _questions(sections, target: Target) -> list[Question]:
 
 class Builder:
     def __init__(self, configset: ConfigSet, target: Target | None, view=None, on_24: bool | None = None,
-                 source_version: SourceVersion = "auto") -> None:
+                 source_version: SourceVersion = "auto", skip: frozenset[int] = frozenset()) -> None:
         self.configset = configset
+        #: Nodes (ids) of the lines httpd skips, with what they hold (:attr:`Model.skipped`).
+        self.skip = skip
         self.on_24 = on_24
         self.source_version = source_version
         self.module_loads: list[Item] = []
@@ -1058,6 +1095,8 @@ class Builder:
                     and isinstance(item.node, Section)):
                 found = misplaced(item.node, item.context, is_htaccess(item.file, item.via))
                 self.misplaced = (item, found) if found is not None else None
+            if self.skip and any(id(node) in self.skip for node in (item.node, *item.node.ancestors)):
+                continue
             if (key not in wanted and not key.startswith("authldap")) or item.live is Liveness.DEAD:
                 continue
             section, vhost = _scope_section(item)
@@ -1285,12 +1324,19 @@ class Builder:
             mapping_undecided=self.mapping_undecided,
             misplaced=self.misplaced,
         )
+        skipped: list[Item] = []
         for scope in self.order:
             for item in scope.lines:  # httpd stops at the first line it refuses: its error log names that one
                 written_key = ("<" if isinstance(item.node, Section) else "") + item.key
-                if (at := model.override_refusal(scope, written_key)) is not None:
-                    scope.own.errors.append((item, override_refused(item, at)))
-                    break
+                if (at := model.override_refusal(scope, written_key)) is None:
+                    continue
+                if override_of(at).nonfatal:  # skipped with what it holds, and httpd reads on
+                    if not any(s.node is node for s in skipped for node in item.node.ancestors):
+                        skipped.append(item)
+                    continue
+                scope.own.errors.append((item, override_refused(item, at)))
+                break
+        model.skipped = tuple(skipped)
         return model
 
 
@@ -1341,7 +1387,13 @@ def build(configset: ConfigSet, target: Target | None = None, view=None, *, on_2
     with gc_paused():
         builder = Builder(configset, target, view, on_24, source_version)
         builder.read()
-        return builder.finish()
+        model = builder.finish()
+        if model.skipped:  # read again without the lines httpd skips: what they set never applies
+            builder = Builder(configset, target, builder.view, on_24, source_version,
+                              skip=frozenset(id(item.node) for item in model.skipped))
+            builder.read()
+            model = builder.finish()
+        return model
 
 
 # -- the decision ----------------------------------------------------------------------------

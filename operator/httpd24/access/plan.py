@@ -45,6 +45,7 @@ from .model import (
     merge,
     method_name,
     normalize_dir,
+    override_of,
     registered,
     written,
 )
@@ -1181,10 +1182,13 @@ def refused_by_override(d: Scope, text: str, model: Model) -> str | None:
             where = f", <{section.name} {' '.join(section.args)}>" if section is not None else ""
             directory = htaccess_home(d).dirpath
             needs = " or ".join(override_classes().get(words[0].rstrip(">").lower(), ()))
-            return (f"{words[0].lstrip('<')} needs AllowOverride {needs} in an .htaccess file (2.4's Require, its "
+            name = words[0].lstrip("<")
+            outcome = (f"httpd would skip it (Nonfatal=Override) and its access control would not apply under {directory}"
+                       if override_of(at).nonfatal else
+                       f"every request under {directory} would answer 500 (\"{name} not allowed here\")")
+            return (f"{name} needs AllowOverride {needs} in an .htaccess file (2.4's Require, its "
                     f"containers and AuthMerging, as 2.2's Require and Satisfy), and {written(at)} ({at.file}:"
-                    f"{at.node.location.line}{where}) does not let it in: written here, every request under "
-                    f"{directory} would answer 500 (\"{words[0].lstrip('<')} not allowed here\"); add {needs} to "
+                    f"{at.node.location.line}{where}) does not let it in: written here, {outcome}; add {needs} to "
                     f"that AllowOverride if this file may set authentication too, then migrate again")
     return None
 

@@ -555,7 +555,7 @@ class HtaccessOverride(Rule):
                     f"{scope.dirpath} answers 500; add `AllowOverride {needs}` to {directory} (what its lines need "
                     f"once migrated)",
                 )
-            elif model.override_words(scope.dirpath) == {"none"}:
+            elif not model.reads_htaccess(scope.dirpath):
                 yield self.finding(
                     _anchor(scope),
                     f"{scope.file}: {written(where)} for {scope.dirpath} ({where.file}:{where.node.location.line}): "
