@@ -9,10 +9,13 @@ installs apache2) a missing binary is a failure instead, so CI never skips.
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
+from pathlib import Path
 
 import pytest
 
-from httpd24.apache import Httpd, find_httpd
+from httpd24.apache import Httpd, Instance, find_httpd
 
 
 @pytest.fixture(scope="session")
@@ -53,3 +56,23 @@ def configtest_tree(httpd: Httpd, root):
                                   error_log=run_dir / "error_log", include=str(root / "httpd.conf"), httpd=httpd))
     return subprocess.run([httpd.binary, "-t", "-f", str(main)], env=httpd.env(run_dir), capture_output=True,
                           text=True, timeout=60)
+
+
+def htaccess_statuses(httpd: Httpd, config, overrides, bodies: dict[str, str], modules: list[str]) -> dict:
+    """The status apache2 answers for /a/f.html with each of ``bodies`` in a/.htaccess under each of ``overrides``:
+    {override: {body name: status}}. ``config(root, override)``: the server configuration, its DocumentRoot
+    ``<root>/www``."""
+    top = Path(tempfile.mkdtemp(prefix="httpd24-htaccess-"))
+    try:
+        top.chmod(0o755)
+        (top / "www" / "a").mkdir(parents=True)
+        (top / "www" / "a" / "f.html").write_text("hello\n")
+        got: dict = {}
+        for override in overrides:
+            for name, body in bodies.items():
+                (top / "www" / "a" / ".htaccess").write_text(body)
+                with Instance({"site.conf": config(top, override)}, "site.conf", modules, httpd=httpd) as srv:
+                    got.setdefault(override, {})[name] = srv.request("/a/f.html").status
+        return got
+    finally:
+        shutil.rmtree(top)

@@ -13,15 +13,11 @@ httpd never opens (403 where apache2 answers 200).
 
 from __future__ import annotations
 
-import shutil
-import tempfile
-from pathlib import Path
 
 import pytest
-from apache_fixture import httpd  # noqa: F401
+from apache_fixture import htaccess_statuses, httpd  # noqa: F401
 
 from httpd24.access import Request, build, decide_22, decide_compat
-from httpd24.apache import Instance
 from httpd24.config import ConfigSet
 
 MODULES = ["authz_core_module", "authn_core_module", "authn_file_module", "auth_basic_module", "authz_user_module",
@@ -47,22 +43,7 @@ def config(root, override: str | None) -> str:
 
 @pytest.mark.apache
 def test_apache2_reads_an_htaccess_as_allowoverride_says(httpd):  # noqa: F811
-    top = Path(tempfile.mkdtemp(prefix="httpd24-allowoverride-"))
-    try:
-        top.chmod(0o755)
-        (top / "www" / "a").mkdir(parents=True)
-        (top / "www" / "a" / "f.html").write_text("hello\n")
-        got: dict = {}
-        for override in MEASURED:
-            for name, body in BODIES.items():
-                (top / "www" / "a" / ".htaccess").write_text(body)
-                with Instance({"site.conf": config(top, override)}, "site.conf", MODULES + ["access_compat_module"],
-                              httpd=httpd) as srv:
-                    got.setdefault(override, {})[name] = srv.request("/a/f.html").status
-        assert got == MEASURED
-    finally:
-        shutil.rmtree(top)
-
+    assert htaccess_statuses(httpd, config, MEASURED, BODIES, MODULES + ["access_compat_module"]) == MEASURED
 
 def test_the_model_reads_no_htaccess_under_allowoverride_none():
     for body in ("Order deny,allow\nDeny from all\n", "Require all denied\n"):
@@ -104,21 +85,8 @@ def test_apache2_wants_authconfig_for_every_line_a_translation_writes(httpd):  #
     model reads (httpd24.apache.table.override_classes) says the same."""
     from httpd24.apache import table
 
-    top = Path(tempfile.mkdtemp(prefix="httpd24-allowoverride-"))
-    try:
-        top.chmod(0o755)
-        (top / "www" / "a").mkdir(parents=True)
-        (top / "www" / "a" / "f.html").write_text("hello\n")
-        got: dict = {}
-        for override in CLASS_MEASURED:
-            for name, body in CLASS_BODIES.items():
-                (top / "www" / "a" / ".htaccess").write_text(body)
-                with Instance({"site.conf": config(top, override)}, "site.conf", MODULES + ["access_compat_module"],
-                              httpd=httpd) as srv:
-                    got.setdefault(override, {})[name] = srv.request("/a/f.html").status
-        assert got == CLASS_MEASURED
-    finally:
-        shutil.rmtree(top)
+    got = htaccess_statuses(httpd, config, CLASS_MEASURED, CLASS_BODIES, MODULES + ["access_compat_module"])
+    assert got == CLASS_MEASURED
     for override, row in CLASS_MEASURED.items():
         for name, status in row.items():
             classes = table.override_classes()[name.lower()]

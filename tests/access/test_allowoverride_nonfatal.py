@@ -13,15 +13,11 @@ what httpd refuses with a 500.
 
 from __future__ import annotations
 
-import shutil
-import tempfile
-from pathlib import Path
 
 import pytest
-from apache_fixture import httpd  # noqa: F401
+from apache_fixture import htaccess_statuses, httpd  # noqa: F401
 
 from httpd24.access import Request, build, decide_compat
-from httpd24.apache import Instance
 from httpd24.config import ConfigSet
 
 MODULES = ["authz_core_module", "authn_core_module", "authn_file_module", "auth_basic_module", "authz_user_module",
@@ -65,21 +61,7 @@ def config(root, override: str) -> str:
 
 @pytest.mark.apache
 def test_apache2_skips_what_a_nonfatal_allowoverride_keeps_out(httpd):  # noqa: F811
-    top = Path(tempfile.mkdtemp(prefix="httpd24-nonfatal-"))
-    try:
-        top.chmod(0o755)
-        (top / "www" / "a").mkdir(parents=True)
-        (top / "www" / "a" / "f.html").write_text("hello\n")
-        got: dict = {}
-        for override in MEASURED:
-            for name, body in BODIES.items():
-                (top / "www" / "a" / ".htaccess").write_text(body)
-                with Instance({"site.conf": config(top, override)}, "site.conf", MODULES, httpd=httpd) as srv:
-                    got.setdefault(override, {})[name] = srv.request("/a/f.html").status
-        assert got == MEASURED
-    finally:
-        shutil.rmtree(top)
-
+    assert htaccess_statuses(httpd, config, MEASURED, BODIES, MODULES) == MEASURED
 
 def _model_status(override: str, body: str) -> int:
     files = {"httpd.conf": config("/srv", override), "srv/www/a/.htaccess": body}
