@@ -408,9 +408,10 @@ def _write(source: inputs.Source, migration: Migration, err, wrote: dict[str, by
         members: dict[object, tuple[str, bytes, bytes | None]] = {}
         for name in group:
             path = os.path.realpath(source.paths[name])
-            if same[name] in members or wrote.get(path) == migration.files[name]:
+            before = _written(wrote, path)
+            if same[name] in members or before == migration.files[name]:
                 continue  # the same file, written once; or this text is in it already (another argument's)
-            members[same[name]] = (path, migration.files[name], wrote.get(path, migration.original.get(name)))
+            members[same[name]] = (path, migration.files[name], migration.original.get(name) if before is None else before)
         if not members:
             continue
         if len(members) == 1:
@@ -421,6 +422,20 @@ def _write(source: inputs.Source, migration: Migration, err, wrote: dict[str, by
         if not written:
             unwritten.update(group)
     return unwritten
+
+
+def _written(wrote: dict[str, bytes], path: str) -> bytes | None:
+    """What this run wrote to the file at ``path`` (a real path), under whichever name: each hard link of a file
+    has its own real path, and an earlier argument may have written it through another."""
+    if path in wrote:
+        return wrote[path]
+    for other, data in wrote.items():
+        try:
+            if os.path.samefile(other, path):
+                return data
+        except OSError:
+            continue
+    return None
 
 
 def _file_identity(path: str) -> tuple[int, int] | str:
@@ -453,8 +468,8 @@ def _texts_differ(source: inputs.Source, migration: Migration, group: list[str],
                       f"{other}:{line}): a fix made, or ignored, under one name only; written as either, the other's "
                       "would be lost -> make the fixes agree for both names (a per-file-ignores pattern that matches "
                       "both, or none), or edit the file by hand from `httpd24 migrate --diff`\n")
-        elif wrote.get(path, data) != data:
-            line = _first_difference(data, wrote[path])
+        elif (before := _written(wrote, path)) is not None and before != data:
+            line = _first_difference(data, before)
             err.write(f"httpd24: {source.display(name)}: not written for {source.label}: this run wrote it for another "
                       f"argument already, and its text there differs from this one's from line {line} -> run "
                       f"`httpd24 migrate --write {source.label}` again: it reads the file as it is now\n")

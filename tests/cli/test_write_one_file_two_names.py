@@ -161,3 +161,18 @@ def test_the_diff_shows_a_file_whose_names_differ_once_and_says_so(server):
             "again") in err, err
     _patched(server, diff)
     assert (server / "conf.d" / "a.conf").read_text() == FIXED
+
+
+def test_a_file_two_arguments_reach_through_two_hard_links_is_said_to_be_written_already(tmp_path):
+    """Each hard link has its own real path, so the second argument took the first's write for someone else's edit
+    ("changed while httpd24 ran"): nothing was lost, but the message sent the user looking for another writer."""
+    (tmp_path / "one.conf").write_text("RewriteLog logs/rw.log\nRewriteLogLevel 2\nInclude common.conf\n")
+    (tmp_path / "two.conf").write_text("Include common2.conf\n")
+    (tmp_path / "common.conf").write_text(VHOST)
+    os.link(tmp_path / "common.conf", tmp_path / "common2.conf")
+    code, _, err = run("migrate", "--write", "--select", "HT101,HT113,HT114", "one.conf", "two.conf", cwd=tmp_path)
+    assert code == 2, err
+    assert (tmp_path / "common.conf").read_text() == FIXED and (tmp_path / "common2.conf").read_text() == FIXED
+    assert "changed while httpd24 ran" not in err, err
+    assert ("httpd24: common2.conf: not written for two.conf: this run wrote it for another argument already, and its "
+            "text there differs from this one's from line 4") in err, err
