@@ -216,7 +216,7 @@ def _files(pattern: str, found: list[str], left_out: dict[str, str]) -> Iterator
             continue
         if os.path.isdir(match):
             # httpd stats each entry, following links: a linked directory is read too.
-            for dirpath, filenames, refused in walk_following_links(match, prune=_system_dir):
+            for dirpath, filenames, refused in walk_following_links(match, prune=_system_real):
                 left_out.update(refused)
                 for path in (os.path.join(dirpath, f) for f in filenames):
                     yield from _regular(path, left_out)
@@ -226,7 +226,11 @@ def _files(pattern: str, found: list[str], left_out: dict[str, str]) -> Iterator
 
 def _system_dir(path: str) -> str | None:
     """The one of :data:`SYSTEM_DIRS` the path leads into, if any."""
-    real = os.path.realpath(path)
+    return _system_real(os.path.realpath(path))
+
+
+def _system_real(real: str) -> str | None:
+    """The one of :data:`SYSTEM_DIRS` a real path (no links in it) is under, if any."""
     return next((d for d in SYSTEM_DIRS if _under(real, d)), None)
 
 
