@@ -1087,13 +1087,18 @@ class Builder:
 
     def read(self) -> None:
         wanted = _READ_KEYS
+        htaccess: dict[tuple[str, bool], bool] = {}  # is_htaccess by (file, read through an Include): asked of every item
         for item in self.view.items:
             key = item.key
-            if item.live is not Liveness.DEAD and is_htaccess(item.file, item.via) and item.in_section("virtualhost") is None:
+            where = (item.file, bool(item.via))
+            in_htaccess = htaccess.get(where)
+            if in_htaccess is None:
+                in_htaccess = htaccess[where] = is_htaccess(item.file, item.via)
+            if item.live is not Liveness.DEAD and in_htaccess and item.in_section("virtualhost") is None:
                 self.scope_for(None, None, item).lines.append(item)
             if (key in PLACED_KEYS and self.misplaced is None and item.live is not Liveness.DEAD
                     and isinstance(item.node, Section)):
-                found = misplaced(item.node, item.context, is_htaccess(item.file, item.via))
+                found = misplaced(item.node, item.context, in_htaccess)
                 self.misplaced = (item, found) if found is not None else None
             if self.skip and any(id(node) in self.skip for node in (item.node, *item.node.ancestors)):
                 continue
