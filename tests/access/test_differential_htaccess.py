@@ -205,3 +205,55 @@ def test_migrations_of_random_htaccess_sites_without_allowoverride_answer_as_2_2
             assert differential.against_model(report, files) == [], report.format()
         else:
             assert report.ok, report.format()
+
+
+def vhost_site(main_override: str, vhost_override: str) -> dict[str, str]:
+    """The .htaccess's AllowOverride comes from a <VirtualHost>'s <Directory>, as in Debian's 2.2 layout."""
+    return {
+        "httpd.conf": (f"DocumentRoot /srv/www\n<Directory />\n    AllowOverride {main_override}\n</Directory>\n"
+                       "<VirtualHost *:80>\n    ServerName a.example\n    DocumentRoot /srv/www\n"
+                       f"    <Directory /srv/www>\n        AllowOverride {vhost_override}\n"
+                       "        Order allow,deny\n        Allow from all\n    </Directory>\n</VirtualHost>\n"),
+        "srv/www/a/.htaccess": "Order deny,allow\nDeny from all\nAllow from 127.0.0.2\n",
+    }
+
+
+def unit_answers(statuses, unit_prefix: str, path="/a/f.html"):
+    return {q.source: differential.access_answer(s) for q, s in statuses.items()
+            if q.unit.startswith(unit_prefix) and q.source in ("127.0.0.1", "127.0.0.2") and q.path == path and q.method == "GET" and not q.user and not q.env}
+
+
+@pytest.mark.parametrize(("main_override", "vhost_override"), [("None", "All"), ("All", "None")])
+def test_a_virtual_hosts_allowoverride_decides_for_its_requests(httpd, main_override, vhost_override):
+    """httpd merges a virtual host's <Directory> sections with the main server's, so the deeper
+    AllowOverride of the host decides whether the host's requests read the file."""
+    from httpd24.access import Request, build, decide_22
+    from httpd24.config import ConfigSet
+
+    files = vhost_site(main_override, vhost_override)
+    statuses = differential.run(files, httpd=httpd)
+    measured = {unit: unit_answers(statuses, unit) for unit in ("main", "vhost1")}
+    for unit, override in (("main", main_override), ("vhost1", vhost_override)):
+        # read: the file's Deny; not read: the host's (or no) Allow lets everyone in
+        assert measured[unit] == ({"127.0.0.1": 403, "127.0.0.2": 200} if override == "All"
+                                  else {"127.0.0.1": 200, "127.0.0.2": 200}), unit
+    model = build(ConfigSet.from_mapping(files, entry="httpd.conf"))
+    for source in ("127.0.0.1", "127.0.0.2"):
+        got = decide_22(model, Request("/a/f.html", client=source, vhost="a.example"))
+        assert got == measured["vhost1"][source], source
+
+
+@pytest.mark.parametrize(("main_override", "vhost_override"), [("None", "All"), ("All", "None")])
+def test_a_migration_reads_the_virtual_hosts_allowoverride(httpd, translation_cases, assert_all_ok,
+                                                           main_override, vhost_override):
+    from httpd24.config import ConfigSet
+    from httpd24.engine import lint
+
+    files = vhost_site(main_override, vhost_override)
+    reports = differential.compare_many(translation_cases([("site", files)]), httpd=httpd)
+    assert_all_ok(reports, "virtual host AllowOverride")
+    found = {f.code: f for f in lint(ConfigSet.from_mapping(files, entry="httpd.conf"), select=["HT501", "HT505"])
+             if f.file == "srv/www/a/.htaccess"}
+    # read by one of the two servers: translated, never "httpd never reads this file"
+    assert "HT505" not in found, found["HT505"].message
+    assert found["HT501"].fix is not None

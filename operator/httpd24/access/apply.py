@@ -249,7 +249,8 @@ def override_default_22(model: Model) -> None:
     (the one there, else one added at the top of the entry file): every directory that has no AllowOverride of
     its own gets 2.2's, and a directory that has one keeps it, as on 2.2."""
     if not model.has_entry or model.configset is None or not any(
-            s.kind == "htaccess" and s.lines and s.dirpath is not None and model.allowoverride_at(s.dirpath) is None
+            s.kind == "htaccess" and s.lines and s.dirpath is not None
+            and any(model.allowoverride_at(s.dirpath, server) is None for server in model.servers)
             for s in model.scopes):
         return
     root = next((s.node for s in model.scopes if s.kind == "directory" and s.dirpath == "/" and s.vhost is None

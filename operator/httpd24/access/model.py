@@ -26,7 +26,7 @@ import functools
 import posixpath
 import re
 from dataclasses import dataclass, field, replace
-from typing import Collection, Iterable, Literal, Sequence
+from typing import Collection, Iterable, Iterator, Literal, Sequence
 
 from ..config import ConfigSet, Item, Liveness, Section, Target, module_identifier
 from ..config.gcpause import gc_paused
@@ -703,13 +703,25 @@ class Model:
     misplaced: tuple[Item, Refusal] | None = field(default=None, repr=False, compare=False)
     #: The .htaccess lines (sections with what they hold) httpd skips because an ``AllowOverride ...
     #: Nonfatal=Override`` keeps them out (:meth:`override_refusal`): the model reads the files without them.
+    #: Where servers differ, a line one of them skips is taken out for all (not modelled further).
     skipped: tuple[Item, ...] = field(default=(), repr=False, compare=False)
+    #: (.htaccess file, server: id of its <VirtualHost>, None: the main one) -> the first line of the file
+    #: that server's AllowOverride keeps out, with why: httpd answers 500 to its requests under the file.
+    override_errors: dict[tuple[str, int | None], tuple[Item, str]] = field(
+        default_factory=dict, repr=False, compare=False)
 
     # -- mapping ---------------------------------------------------------------------------
     @property
     def hybrid(self) -> bool:
         """Order/Allow/Deny/Satisfy in a configuration that runs on 2.4 (next to a 2.4-only line, or ``on_24``)."""
         return self.mode == "compat" and self.has_compat
+
+    @property
+    def servers(self) -> list[Section | None]:
+        """Every server a request may reach: the main one (None) and each virtual host. Name-based hosts
+        leave the main server unreachable, IP-based ones (a `_default_:443` beside Listen 80) do not: the
+        main server is kept, which can only make decisions more careful."""
+        return [None, *self.vhosts]
 
     def vhost_of(self, request: Request) -> Section | None:
         if not self.vhosts:
@@ -766,7 +778,7 @@ class Model:
             if scope.vhost is not None and scope.vhost is not vhost:
                 continue
             if self._applies(scope, location_url if scope.kind == "location" else url,
-                             walked if scope.kind == "directory" else directory, matched_dir, basename):
+                             walked if scope.kind == "directory" else directory, matched_dir, basename, vhost):
                 applied.append(scope)
         # Nested scopes apply only when their parent does.
         chosen = [s for s in applied if s.parent is None or s.parent in applied or s.parent.kind in ("server", "vhost")]
@@ -789,13 +801,14 @@ class Model:
                 record = merged(record, scope.options)
         return follows_symlinks(record)
 
-    def _applies(self, scope: Scope, url: str, directory: str, matched_dir: str, basename: str) -> bool:
+    def _applies(self, scope: Scope, url: str, directory: str, matched_dir: str, basename: str,
+                 vhost: Section | None) -> bool:
         """``directory``: the request's directory with its slash; ``matched_dir``: the path a
         <DirectoryMatch> regex is matched against (the file name)."""
         kind = scope.kind
         if kind in ("server", "vhost"):
             return True
-        if kind == "htaccess" and scope.dirpath is not None and not self.reads_htaccess(scope.dirpath):
+        if kind == "htaccess" and scope.dirpath is not None and not self.reads_htaccess(scope.dirpath, vhost):
             return False  # httpd never opens it (measured: tests/access/test_allowoverride.py)
         if kind in ("directory", "htaccess"):
             return scope.dirpath is not None and _dir_under(directory, scope.dirpath)
@@ -816,34 +829,35 @@ class Model:
             return url == p or url.startswith(p.rstrip("/") + "/") or (p.endswith("/") and url.startswith(p))
         return False  # proxy: proxied requests only
 
-    def allowoverride_at(self, dirpath: str) -> Item | None:
-        """The AllowOverride line in effect for a directory of the main server (that of the deepest plain
-        <Directory> above it that has one); None: none is written."""
+    def allowoverride_at(self, dirpath: str, vhost: Section | None = None) -> Item | None:
+        """The AllowOverride line in effect for a directory in a server (``vhost``; None: the main one): that
+        of the deepest plain <Directory> above it that has one, a virtual host's after the main server's of
+        the same depth (httpd appends a host's sections to the main server's, then sorts them by depth);
+        None: none is written."""
         memo = self.cache.setdefault("allowoverride", {})
-        if dirpath not in memo:
-            best = None
-            for scope in self.scopes:
-                if scope.kind == "directory" and scope.allowoverride is not None and scope.dirpath is not None:
-                    if scope.vhost is None and _dir_under(dirpath, scope.dirpath):
-                        if best is None or scope.components() >= best.components():
-                            best = scope
-            memo[dirpath] = best.allowoverride if best is not None else None
-        return memo[dirpath]
+        key = (dirpath, id(vhost) if vhost is not None else None)
+        if key not in memo:
+            best = max((scope for scope in self.scopes
+                        if scope.kind == "directory" and scope.allowoverride is not None and scope.dirpath is not None
+                        and (scope.vhost is None or scope.vhost is vhost) and _dir_under(dirpath, scope.dirpath)),
+                       key=lambda s: (s.components(), s.vhost is not None, s.index), default=None)
+            memo[key] = best.allowoverride if best is not None else None
+        return memo[key]
 
-    def reads_htaccess(self, dirpath: str) -> bool:
-        """Whether httpd opens the .htaccess file of a directory: not under an ``AllowOverride None``."""
-        item = self.allowoverride_at(dirpath)
+    def reads_htaccess(self, dirpath: str, vhost: Section | None = None) -> bool:
+        """Whether httpd opens the .htaccess file of a directory in a server: not under an ``AllowOverride None``."""
+        item = self.allowoverride_at(dirpath, vhost)
         return item is None or override_of(item).read
 
-    def override_refusal(self, scope: Scope, key: str) -> Item | None:
+    def override_refusal(self, scope: Scope, key: str, vhost: Section | None = None) -> Item | None:
         """The AllowOverride line that keeps directive ``key`` (lower case; a section with its ``<``) out of the
-        .htaccess file holding ``scope``: httpd answers 500 to every request under the file ("<key> not allowed
-        here"; 2.2 and 2.4 give each directive the same class: tests/access/test_allowoverride.py), or skips the
-        line where the AllowOverride says ``Nonfatal=Override`` (:attr:`Override.nonfatal`, :attr:`Model.skipped`).
-        None when it lets it in, when ``scope`` is in no placed .htaccess file, or when no AllowOverride applies
-        there (:meth:`htaccess_refusal`)."""
+        .htaccess file holding ``scope`` in a server (``vhost``; None: the main one): httpd answers 500 to every
+        request under the file ("<key> not allowed here"; 2.2 and 2.4 give each directive the same class:
+        tests/access/test_allowoverride.py), or skips the line where the AllowOverride says
+        ``Nonfatal=Override`` (:attr:`Override.nonfatal`, :attr:`Model.skipped`). None when it lets it in, when
+        ``scope`` is in no placed .htaccess file, or when no AllowOverride applies there (:meth:`htaccess_refusal`)."""
         home = htaccess_home(scope)
-        if home is None or home.dirpath is None or (item := self.allowoverride_at(home.dirpath)) is None:
+        if home is None or home.dirpath is None or (item := self.allowoverride_at(home.dirpath, vhost)) is None:
             return None
         override = override_of(item)
         if not override.read or "all" in override.classes:
@@ -853,27 +867,43 @@ class Model:
             return None
         return item
 
-    def htaccess_refusal(self, scope: Scope, mode: Mode) -> tuple[Item, str] | None:
-        """Why httpd answers 500 to every request under the .htaccess file ``scope`` (the first line it refuses,
-        with why); None: it reads the file. A line it refuses anywhere in the file does it (httpd parses the
-        whole file per request, its sections too). With no AllowOverride in effect 2.2 let every line in (its
-        default All) and 2.4 opens the file and refuses every line (measured: tests/access/test_allowoverride.py)."""
+    def htaccess_refusal(self, scope: Scope, mode: Mode, vhost: Section | None = None) -> tuple[Item, str] | None:
+        """Why httpd answers 500 to every request of a server (``vhost``; None: the main one) under the .htaccess
+        file ``scope`` (the first line it refuses, with why); None: it reads the file. A line it refuses anywhere
+        in the file does it (httpd parses the whole file per request, its sections too). With no AllowOverride
+        in effect 2.2 let every line in (its default All) and 2.4 opens the file and refuses every line
+        (measured: tests/access/test_allowoverride.py)."""
         memo = self.cache.setdefault("htaccess_refusal", {})
-        key = (scope.file, mode)
+        server = id(vhost) if vhost is not None else None
+        key = (scope.file, mode, server)
         if key not in memo:
-            found = next((error for s in self.scopes if s.file == scope.file for error in s.own.errors), None)
+            found = next((error for s in self.scopes if s.file == scope.file for error in s.own.errors),
+                         self.override_errors.get((scope.file, server)))
             if (found is None and mode != "2.2" and scope.lines and scope.dirpath is not None
-                    and self.allowoverride_at(scope.dirpath) is None):
+                    and self.allowoverride_at(scope.dirpath, vhost) is None):
                 found = (scope.lines[0], f"not allowed here: no AllowOverride applies to {scope.dirpath} "
                                          "(2.4 reads that as letting no line in; 2.2's default was All)")
             memo[key] = found
         return memo[key]
 
+    def invalid_lines(self) -> Iterator[tuple[Scope, Item, str]]:
+        """Every line httpd refuses, with its scope and why: where it stands (it does not start, or an
+        .htaccess file answers 500), or in an .htaccess file some server's AllowOverride keeps it out of."""
+        for scope in self.scopes:
+            for item, message in scope.own.errors:
+                yield scope, item, message
+        refused = {id(item.node): (item, message) for item, message in self.override_errors.values()}
+        for scope in self.scopes:
+            for item in scope.lines:
+                if (found := refused.pop(id(item.node), None)) is not None:
+                    yield scope, *found
+
     def decided(self, request: Request, mode: Mode, index: str | None = None) -> Effective | None:
         """The settings ``request`` (``index``: mod_dir's subrequest for it, :meth:`chain`) meets; None when an
         .htaccess file on its way answers 500 before any access check (:meth:`htaccess_refusal`)."""
         chain = self.chain(request, index)
-        if any(s.kind == "htaccess" and self.htaccess_refusal(s, mode) is not None for s in chain):
+        vhost = self.vhost_of(request)
+        if any(s.kind == "htaccess" and self.htaccess_refusal(s, mode, vhost) is not None for s in chain):
             return None
         return fold(chain, mode)
 
@@ -1330,17 +1360,21 @@ class Builder:
             misplaced=self.misplaced,
         )
         skipped: list[Item] = []
-        for scope in self.order:
-            for item in scope.lines:  # httpd stops at the first line it refuses: its error log names that one
-                written_key = ("<" if isinstance(item.node, Section) else "") + item.key
-                if (at := model.override_refusal(scope, written_key)) is None:
+        for server in model.servers:
+            key = id(server) if server is not None else None
+            for scope in self.order:
+                if (scope.file, key) in model.override_errors:
                     continue
-                if override_of(at).nonfatal:  # skipped with what it holds, and httpd reads on
-                    if not any(s.node is node for s in skipped for node in item.node.ancestors):
-                        skipped.append(item)
-                    continue
-                scope.own.errors.append((item, override_refused(item, at)))
-                break
+                for item in scope.lines:  # httpd stops at the first line it refuses: its error log names that one
+                    written_key = ("<" if isinstance(item.node, Section) else "") + item.key
+                    if (at := model.override_refusal(scope, written_key, server)) is None:
+                        continue
+                    if override_of(at).nonfatal:  # skipped with what it holds, and httpd reads on
+                        if not any(s.node is node for s in skipped for node in item.node.ancestors):
+                            skipped.append(item)
+                        continue
+                    model.override_errors[(scope.file, key)] = (item, override_refused(item, at))
+                    break
         model.skipped = tuple(skipped)
         return model
 
@@ -1492,9 +1526,3 @@ def _decide(model: Model, request: Request, mode: Mode, answer) -> int:
         return status
     state = model.decided(request, mode, request.index)
     return SERVER_ERROR if state is None else answer(state, request)
-
-
-def errors(model: Model) -> Iterable[tuple[Scope, Item, str]]:
-    for scope in model.scopes:
-        for item, message in scope.own.errors:
-            yield scope, item, message

@@ -1105,7 +1105,7 @@ def _make_plan(model: Model) -> Plan:
     mode = model.mode
     methods = methods_of(model)
     plans: list[ScopePlan] = []
-    invalid = [(s, item, message) for s in model.scopes for item, message in s.own.errors]
+    invalid = list(model.invalid_lines())
     # Only a configuration still all in 2.2 syntax: once HT508 wrote `Require dbm-group` (2.4 syntax) its
     # other `Require group` lines are 2.4's, and reading them as 2.2 again would translate them twice.
     dbm = mode == "2.2" and not model.has_compat and not model.has_24_syntax and uses_dbm_groups(model)
@@ -1176,7 +1176,8 @@ def refused_by_override(d: Scope, text: str, model: Model) -> str | None:
         words = line.split()
         if not words or words[0].startswith("</"):
             continue
-        at = model.override_refusal(d, words[0].rstrip(">").lower())
+        key = words[0].rstrip(">").lower()
+        at = next((at for server in model.servers if (at := model.override_refusal(d, key, server)) is not None), None)
         if at is not None:
             section = at.in_section("directory")
             where = f", <{section.name} {' '.join(section.args)}>" if section is not None else ""

@@ -12,7 +12,8 @@ from ..engine import Applicability, Finding, Rule, Severity, register
 from . import authz22
 from . import expr as X
 from .apply import _items, apply_scope_plan, plan_nodes, provider_as_24, REMOVED_KEYS
-from .model import COMPAT_KEYS, NATIVE_24_PROVIDERS, Effective, Model, Scope, build, fold, quoted_provider, written
+from .model import (COMPAT_KEYS, NATIVE_24_PROVIDERS, Effective, Model, Scope, build, fold, htaccess_home, quoted_provider,
+                    written)
 from .plan import (
     Inexact,
     Plan,
@@ -544,18 +545,21 @@ class HtaccessOverride(Rule):
                     f"this file is never read",
                 )
                 continue
-            where = model.allowoverride_at(scope.dirpath)
+            # per server: a virtual host's <Directory> sections merge over the main server's
+            wheres = [model.allowoverride_at(scope.dirpath, server) for server in model.servers]
             directory = f"<Directory {scope.dirpath.rstrip('/') or '/'}>"
-            if where is None:
+            if None in wheres:
                 needs = " ".join(_classes_needed(scope))
+                server = " in the main server" if any(wheres) else ""
                 yield self.finding(
                     _anchor(scope),
-                    f"{scope.file}: no AllowOverride applies to {scope.dirpath} (2.2's default was All): 2.4 opens "
-                    f"this file and refuses every line in it (\"... not allowed here\"), so every request under "
+                    f"{scope.file}: no AllowOverride applies to {scope.dirpath}{server} (2.2's default was All): 2.4 "
+                    f"opens this file and refuses every line in it (\"... not allowed here\"), so every request under "
                     f"{scope.dirpath} answers 500; add `AllowOverride {needs}` to {directory} (what its lines need "
                     f"once migrated)",
                 )
-            elif not model.reads_htaccess(scope.dirpath):
+            elif not any(model.reads_htaccess(scope.dirpath, server) for server in model.servers):
+                where = wheres[0]
                 yield self.finding(
                     _anchor(scope),
                     f"{scope.file}: {written(where)} for {scope.dirpath} ({where.file}:{where.node.location.line}): "
@@ -621,12 +625,11 @@ class InvalidAccessArgument(Rule):
 
     def check_config(self, ctx) -> Iterable[Finding]:
         model, _plan = _analysis(ctx)
-        for scope in model.scopes:
+        for scope, item, message in model.invalid_lines():
             # httpd reads an .htaccess file per request: it starts, and the file's error is a 500.
             refusal = ("httpd answers 500 for every request under this .htaccess's directory"
-                       if scope.kind == "htaccess" else "httpd refuses to start")
-            for item, message in scope.own.errors:
-                yield self.finding(item, f"{written(item)}: {message} ({refusal})")
+                       if htaccess_home(scope) is not None else "httpd refuses to start")
+            yield self.finding(item, f"{written(item)}: {message} ({refusal})")
 
 
 # -- HT509: a Require provider in another case --------------------------------------------------
