@@ -26,7 +26,7 @@ import functools
 import posixpath
 import re
 from dataclasses import dataclass, field, replace
-from typing import Collection, Iterable, Iterator, Literal, Sequence
+from typing import Collection, Iterator, Literal, Sequence
 
 from ..config import ConfigSet, Item, Liveness, Section, Target, module_identifier
 from ..config.gcpause import gc_paused
