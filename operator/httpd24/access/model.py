@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 from typing import Collection, Iterator, Literal, Sequence
 
 from ..config import ConfigSet, Item, Liveness, Section, Target, module_identifier
+from ..config.addresses import main_server_reachable
 from ..config.gcpause import gc_paused
 from ..config.options import SERVER_DEFAULT, UNSET, Read22, follows_symlinks, known, merged, read_22
 from ..apache.table import override_classes
@@ -669,6 +670,8 @@ class Model:
     aliases: dict[int | None, list[tuple[str, str]]]
     vhosts: list[Section]
     server_names: dict[int, list[str]]
+    #: Some request reaches the main server (:attr:`servers`).
+    main_reachable: bool = True
     #: URLs each server (None: the main one) proxies or maps elsewhere (:mod:`.remap`), in reading order.
     remaps: dict[int | None, list[Remap]] = field(default_factory=dict)
     #: Some ``RewriteOptions`` inherits rules, so main-server RewriteRules may apply in virtual hosts.
@@ -718,10 +721,10 @@ class Model:
 
     @property
     def servers(self) -> list[Section | None]:
-        """Every server a request may reach: the main one (None) and each virtual host. Name-based hosts
-        leave the main server unreachable, IP-based ones (a `_default_:443` beside Listen 80) do not: the
-        main server is kept, which can only make decisions more careful."""
-        return [None, *self.vhosts]
+        """Every server a request may reach: each virtual host, and the main one (None) unless the virtual
+        hosts take every Listen (``*:80`` beside ``Listen 80``; a `_default_:443` beside Listen 80 and 443
+        leaves it port 80: :func:`~httpd24.config.addresses.main_server_reachable`)."""
+        return [None, *self.vhosts] if self.main_reachable or not self.vhosts else list(self.vhosts)
 
     def vhost_of(self, request: Request) -> Section | None:
         if not self.vhosts:
@@ -835,14 +838,18 @@ class Model:
         the same depth (httpd appends a host's sections to the main server's, then sorts them by depth);
         None: none is written."""
         memo = self.cache.setdefault("allowoverride", {})
-        key = (dirpath, id(vhost) if vhost is not None else None)
-        if key not in memo:
-            best = max((scope for scope in self.scopes
-                        if scope.kind == "directory" and scope.allowoverride is not None and scope.dirpath is not None
-                        and (scope.vhost is None or scope.vhost is vhost) and _dir_under(dirpath, scope.dirpath)),
+        server = id(vhost) if vhost is not None else None
+        if (dirpath, server) not in memo:
+            if (by_server := self.cache.get("allowoverride_sections")) is None:  # few, against every scope
+                by_server = self.cache["allowoverride_sections"] = {}
+                for scope in self.scopes:
+                    if scope.kind == "directory" and scope.allowoverride is not None and scope.dirpath is not None:
+                        by_server.setdefault(id(scope.vhost) if scope.vhost is not None else None, []).append(scope)
+            sections = by_server.get(None, []) + (by_server.get(server, []) if server is not None else [])
+            best = max((scope for scope in sections if _dir_under(dirpath, scope.dirpath)),
                        key=lambda s: (s.components(), s.vhost is not None, s.index), default=None)
-            memo[key] = best.allowoverride if best is not None else None
-        return memo[key]
+            memo[(dirpath, server)] = best.allowoverride if best is not None else None
+        return memo[(dirpath, server)]
 
     def reads_htaccess(self, dirpath: str, vhost: Section | None = None) -> bool:
         """Whether httpd opens the .htaccess file of a directory in a server: not under an ``AllowOverride None``."""
@@ -1026,6 +1033,8 @@ class Builder:
         self.remaps: dict[int | None, list[Remap]] = {}
         self.rewrite_inherited = False
         self.vhosts: list[Section] = []
+        self.vhost_items: list[Item] = []
+        self.listens: list[Item] = []
         self.server_names: dict[int, list[str]] = {}
         self.hybrid_items: list[Item] = []
         self.dbm_24_names = False
@@ -1137,6 +1146,10 @@ class Builder:
             section, vhost = _scope_section(item)
             if key == "virtualhost":
                 self.vhosts.append(item.node)  # type: ignore[arg-type]
+                self.vhost_items.append(item)
+                continue
+            if key == "listen":
+                self.listens.append(item)
                 continue
             if key in ("servername", "serveralias") and vhost is not None:
                 self.server_names.setdefault(id(vhost), []).extend(item.args)
@@ -1346,6 +1359,7 @@ class Builder:
             rewrite_inherited=self.rewrite_inherited,
             vhosts=self.vhosts,
             server_names=self.server_names,
+            main_reachable=main_server_reachable(self.listens, self.vhost_items),
             has_compat=bool(self.compat_items),
             has_24_syntax=bool(self.hybrid_items) or self.dbm_24_names,
             access_file_names=self.access_file_names,
@@ -1360,9 +1374,10 @@ class Builder:
             misplaced=self.misplaced,
         )
         skipped: list[Item] = []
-        for server in model.servers:
+        htaccess_lines = [scope for scope in self.order if scope.lines]  # only an .htaccess file's scopes have any
+        for server in model.servers if htaccess_lines else ():
             key = id(server) if server is not None else None
-            for scope in self.order:
+            for scope in htaccess_lines:
                 if (scope.file, key) in model.override_errors:
                     continue
                 for item in scope.lines:  # httpd stops at the first line it refuses: its error log names that one
@@ -1390,8 +1405,8 @@ def override_refused(item: Item, at: Item) -> str:
 
 _READ_KEYS = (
     SCOPE_KEYS | COMPAT_KEYS | AUTHZ_CONTAINERS
-    | {"virtualhost", "servername", "serveralias", "documentroot", "alias", "scriptalias", "allowoverride", "options",
-       "accessfilename", "require", "authtype", "authmerging", "authgroupfile", "authdbmgroupfile", "loadmodule",
+    | {"virtualhost", "listen", "servername", "serveralias", "documentroot", "alias", "scriptalias", "allowoverride",
+       "options", "accessfilename", "require", "authtype", "authmerging", "authgroupfile", "authdbmgroupfile", "loadmodule",
        "rewriteoptions", "limit", "limitexcept"} | remap.KEYS
     | frozenset(authz22.AUTHORITATIVE_KEYS) | {"authzdbmtype"}
 )

@@ -492,6 +492,10 @@ class HtaccessOverride(Rule):
     file and refuses every line in it (measured on 2.4: "... not allowed here", 500 for
     every request under its directory); with `AllowOverride None` neither reads it (its
     access control never applied); a file other than the `AccessFileName` is never read.
+    Each server is judged on its own: a `<VirtualHost>`'s `<Directory>` sections merge
+    over the main server's, and the main server counts only where some `Listen` reaches
+    it (no virtual host takes that port for every address; a set without `Listen` is
+    taken to reach it).
 
     An `AllowOverride` that lets the 2.2 lines in but not their 2.4 form (`Limit`
     without `AuthConfig`: `Require` needs `AuthConfig`) is HT501's: it leaves that file

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from ..config.addresses import parse_address
 from ..engine import Applicability, Rule, Severity, register
 from ._ht1xx import removal, replacement
-from .vhost_overlap import REMOVED_NAMEVIRTUALHOST, covers, parse_address, shared_addresses
+from .vhost_overlap import REMOVED_NAMEVIRTUALHOST, covers, shared_addresses
 
 
 @register

@@ -7,42 +7,8 @@ import re
 from typing import NamedTuple
 
 from ..config import Comment, Item, Section
+from ..config.addresses import DEFAULT_HOSTS, Address, parse_address, parse_listen
 from ..engine import Rule, Severity, register
-
-#: Hosts 2.2 put on its list of default servers besides `*` (apr's INADDR_ANY and _default_'s 255.255.255.255).
-_DEFAULTS = frozenset({"_default_", "255.255.255.255", "0.0.0.0", "::", "[::]"})
-_ADDRESS = re.compile(r"^(?P<host>\[[^\]]*\]|[^:]*|[0-9A-Fa-f:]*)(?::(?P<port>\d+|\*))?$")
-
-
-class Address(NamedTuple):
-    """A ``<VirtualHost>`` or ``NameVirtualHost`` address: host as written (lower case), port (None: none
-    given, ``"*"``: any)."""
-
-    host: str
-    port: str | None
-
-    @property
-    def wildcard(self) -> bool:
-        return self.host == "*"
-
-    @property
-    def default_list(self) -> bool:
-        """On 2.2's list of default servers (``*``, ``_default_``): matched by port alone."""
-        return self.host == "*" or self.host in _DEFAULTS
-
-    def __str__(self) -> str:
-        return self.host if self.port is None else f"{self.host}:{self.port}"
-
-
-def parse_address(word: str) -> Address | None:
-    word = word.strip().lower()
-    if word.count(":") > 1 and not word.startswith("["):
-        return Address(word, None)  # a bare IPv6 address
-    match = _ADDRESS.match(word)
-    if match is None or not match.group("host"):
-        return None
-    return Address(match.group("host"), match.group("port"))
-
 
 def _listens(ctx) -> dict[str, set[str]] | None:
     """Port -> the hosts it is listened on (``""``: every address); None when the configuration has no Listen
@@ -51,15 +17,10 @@ def _listens(ctx) -> dict[str, set[str]] | None:
     for item in ctx.items("listen"):
         if not item.args:
             continue
-        word = item.args[0].lower()
-        if word.isdigit():
-            out.setdefault(word, set()).add("")
-            continue
-        address = parse_address(word)
-        if address is None or address.port is None:
+        address = parse_listen(item.args[0])
+        if address is None:
             return None  # not understood: judge nothing by Listen
-        host = "" if address.host in ("0.0.0.0", "[::]", "::", "*") else address.host
-        out.setdefault(address.port, set()).add(host)
+        out.setdefault(address.port, set()).add(address.host)
     return out if out else None
 
 
@@ -212,7 +173,7 @@ class VhostOverlap(Rule):
 
     @staticmethod
     def _certain(address: Address, everywhere: list[Address], named: list[Address], listens) -> bool:
-        if address.host in _DEFAULTS or address.port == "*":
+        if address.host in DEFAULT_HOSTS or address.port == "*":
             return False
         # a NameVirtualHost for it made it name-based in 2.2 already
         if any(covers(n, address) for n in named):
