@@ -123,7 +123,9 @@ def test_explicit_originals_are_their_own_reference(httpd, access):
     bad = [r for r in differential.compare_many(translated, httpd=httpd) if not r.ok]
     bad += [r for r in differential.compare_many(normalized, httpd=httpd, candidate_compat=True) if not r.ok]
     assert not bad, "\n\n".join(f"{r.name}\n{r.format(limit=8)}" for r in bad[:3])
-    assert refused * 2 < EXPLICIT_COUNT, f"{refused} of {EXPLICIT_COUNT} refused"
+    # Not vacuous: most are translated. About 38% are refused (376 of 1,000, seed 99), so "fewer than half"
+    # failed one run in nine of 30; 70% is 3.5 standard deviations above that (one in 4,000).
+    assert refused * 10 < EXPLICIT_COUNT * 7, f"{refused} of {EXPLICIT_COUNT} refused"
 
 
 def test_refused_wide_translations_are_reported_for_a_person(access):
