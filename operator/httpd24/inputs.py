@@ -77,7 +77,7 @@ class Source:
     def display(self, name: str) -> str:
         if self.kind == "configmap":
             return f"{self.prefix}:{self.key(name)}"
-        return self.paths.get(name) or os.path.join(self.prefix, name)
+        return self.paths.get(name) or (name if self.prefix in ("", os.curdir) else os.path.join(self.prefix, name))
 
     def on_file(self, name: str, line: int, column: int) -> tuple[str, int, int, str]:
         """(file, line, column) of a place in the file ``name`` of the set, as the repository holds it, and

@@ -544,3 +544,15 @@ def test_server_root_outside_the_directory_names_its_files_absolutely(served, tm
     shown = f"{served}/sites/x.conf"
     assert _said(out, err) == [f"{shown}:2:1: HT408", f"{shown}:3:1: HT403", f"{shown}:4:1: HT101"], (out, err)
     assert f"there is no {elsewhere}/common/missing.conf" in out
+
+
+def test_a_name_the_set_has_no_path_for_is_shown_without_dot_slash(server, monkeypatch):
+    """`--server-root .` with a directory: names of the set that were not read from a path of their own (a
+    file not written, one reached under another name) used to read `./conf.d/x.conf`."""
+    from httpd24 import inputs
+
+    monkeypatch.chdir(server)
+    [source] = inputs.load(".", server_root=".")
+    assert source.display("conf.d/other.conf") == "conf.d/other.conf"
+    [source] = inputs.load(str(server), server_root=str(server))
+    assert source.display("conf.d/other.conf") == str(server / "conf.d" / "other.conf")
