@@ -371,3 +371,28 @@ def test_a_comment_above_a_section_still_says_it_uses_htaccess():
                                                          source_version="2.2")}
     assert "uses .htaccess" in by_path["<Directory /b"].message
     assert "uses .htaccess" not in by_path["<Directory /a"].message
+
+
+#: The main server's <Directory> has no AllowOverride; a virtual host's <Directory> of the same path has one.
+MAIN_AND_HOST = {
+    "httpd.conf": ("DocumentRoot /srv/www\n<Directory /srv/www>\n    Order allow,deny\n    Allow from all\n</Directory>\n"
+                   "<VirtualHost *:80>\n    ServerName a.example\n    DocumentRoot /srv/www\n"
+                   "    <Directory /srv/www>\n        AllowOverride All\n    </Directory>\n</VirtualHost>\n"),
+    "srv/www/a/.htaccess": "Order deny,allow\nDeny from all\nAllow from 127.0.0.2\n",
+}
+
+
+def test_allow_override_of_a_virtual_host_does_not_cover_the_main_servers_section(httpd):  # noqa: F811
+    """A host's <Directory> sections merge over the main server's for the host's requests only: the main
+    server (reached here: no Listen says otherwise) read the file on 2.2 and answers 500 on 2.4 without an
+    AllowOverride of its own. Migrated, both servers answer as 2.2 did (measured on apache2)."""
+    from httpd24.apache import differential
+
+    [finding] = lint(configset(MAIN_AND_HOST), select=["HT301"])
+    assert (finding.file, finding.line) == ("httpd.conf", 2)
+    migrated = {k: v.decode() for k, v in migrate(configset(MAIN_AND_HOST)).files.items()}
+    assert migrated["httpd.conf"].startswith("DocumentRoot /srv/www\n<Directory /srv/www>\n    Require all granted\n"
+                                             "    AllowOverride All\n</Directory>\n")
+    assert lint(configset(migrated), select=["HT5"]) == []
+    report = differential.verify(configset(MAIN_AND_HOST), migrated, httpd=httpd)
+    assert report.ok, report.format()

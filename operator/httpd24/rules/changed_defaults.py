@@ -426,7 +426,8 @@ class AllowOverrideDefault(Rule):
     component) -- so 2.2 read `.htaccess` files there (default `AllowOverride
     All`) and 2.4 does not (default `None`, 2.3.9+). `AllowOverride` in a
     `<DirectoryMatch>` or `<Directory ~>` does not count: httpd (2.2 as 2.4)
-    ignores it there.
+    ignores it there. One in a `<VirtualHost>` counts for that host's
+    sections only: the main server's requests never meet it.
     In a set made of `.htaccess` files only, it names the `AllowOverride`
     classes the server configuration must grant for them to be read at all.
 
@@ -490,23 +491,29 @@ class AllowOverrideDefault(Rule):
             return
         relies_globally = bool(htaccess) or ctx.has("accessfilename")
         main = _has_main_server(ctx, names)
-        sections: list[tuple[Item, str]] = []
-        overridden: list[str] = []
+        sections: list[tuple[Item, str, Section | None]] = []
+        # per server (None: the main one): a virtual host's <Directory> sections merge over the main
+        # server's for the host's requests only
+        overridden: dict[int | None, list[str]] = {}
         for item in ctx.items("directory"):
             path = _path(item.node, item.args)
             if is_htaccess(item.file, names):
                 continue
             if path is None:
                 continue
+            vhost = item.in_section("virtualhost")
             if _has_override(item.node):
-                overridden.append(path)
+                overridden.setdefault(id(vhost) if vhost is not None else None, []).append(path)
             else:
-                sections.append((item, path))
-        overridden_set = set(overridden)
-        wildcards = [path for path in overridden if is_wildcard(path)]
+                sections.append((item, path, vhost))
+        covering: dict[int | None, tuple[set[str], list[str]]] = {}
         positions: dict[int, dict[int, int]] = {}  # for _mentions_htaccess
-        for item, path in sections:
-            if _covered(path, overridden_set, wildcards):
+        for item, path, vhost in sections:
+            server = id(vhost) if vhost is not None else None
+            if server not in covering:
+                paths = overridden.get(None, []) + (overridden.get(server, []) if server is not None else [])
+                covering[server] = (set(paths), [p for p in paths if is_wildcard(p)])
+            if _covered(path, *covering[server]):
                 continue  # a parent directory (or this one, elsewhere) sets it
             relies = relies_globally or _mentions_htaccess(item.node, positions)
             choice = decision(ctx, KEEP if relies else ADOPT)
