@@ -575,6 +575,16 @@ def override_of(item: Item) -> Override:
     return Override(frozenset(classes), read, nonfatal)
 
 
+def keeps_out(allowoverride: Item, key: str) -> bool:
+    """Whether the AllowOverride line keeps directive ``key`` (lower case; a section with its ``<``) out of an
+    .htaccess file (2.2 and 2.4 give each directive the same class: tests/access/test_allowoverride.py)."""
+    override = override_of(allowoverride)
+    if not override.read or "all" in override.classes:
+        return False
+    classes = override_classes().get(key)
+    return bool(classes) and not any(c.lower() in override.classes for c in classes)
+
+
 def htaccess_home(scope: Scope) -> Scope | None:
     """The .htaccess file ``scope`` stands in (itself, or the file holding its section); None: none."""
     while scope is not None and scope.kind != "htaccess":
@@ -866,13 +876,17 @@ class Model:
         home = htaccess_home(scope)
         if home is None or home.dirpath is None or (item := self.allowoverride_at(home.dirpath, vhost)) is None:
             return None
-        override = override_of(item)
-        if not override.read or "all" in override.classes:
-            return None
-        classes = override_classes().get(key)
-        if not classes or any(c.lower() in override.classes for c in classes):
-            return None
-        return item
+        return item if keeps_out(item, key) else None
+
+    def allowoverrides_at(self, dirpath: str) -> list[Item | None]:
+        """The AllowOverride lines in effect for a directory in some server, each once (None: in some server
+        none applies): what a line written into its .htaccess file must get past, thousands of virtual
+        hosts or not."""
+        memo = self.cache.setdefault("allowoverrides", {})
+        if dirpath not in memo:
+            found = {id(item): item for item in (self.allowoverride_at(dirpath, server) for server in self.servers)}
+            memo[dirpath] = list(found.values())
+        return memo[dirpath]
 
     def htaccess_refusal(self, scope: Scope, mode: Mode, vhost: Section | None = None) -> tuple[Item, str] | None:
         """Why httpd answers 500 to every request of a server (``vhost``; None: the main one) under the .htaccess

@@ -42,6 +42,7 @@ from .model import (
     authenticating,
     fold,
     htaccess_home,
+    keeps_out,
     merge,
     method_name,
     normalize_dir,
@@ -1172,17 +1173,20 @@ def refused_by_override(d: Scope, text: str, model: Model) -> str | None:
     containers and AuthMerging need AuthConfig, where the Order/Allow/Deny they replace needed Limit (measured:
     tests/access/test_allowoverride.py). Widening the AllowOverride lets the file set more than its access
     control (authentication: AuthConfig), so the change is a person's."""
+    home = htaccess_home(d)
+    if home is None or home.dirpath is None:
+        return None
+    directory = home.dirpath
     for line in text.splitlines():
         words = line.split()
         if not words or words[0].startswith("</"):
             continue
         key = words[0].rstrip(">").lower()
-        at = next((at for server in model.servers if (at := model.override_refusal(d, key, server)) is not None), None)
+        at = next((at for at in model.allowoverrides_at(directory) if at is not None and keeps_out(at, key)), None)
         if at is not None:
             section = at.in_section("directory")
             where = f", <{section.name} {' '.join(section.args)}>" if section is not None else ""
-            directory = htaccess_home(d).dirpath
-            needs = " or ".join(override_classes().get(words[0].rstrip(">").lower(), ()))
+            needs = " or ".join(override_classes().get(key, ()))
             name = words[0].lstrip("<")
             outcome = (f"httpd would skip it (Nonfatal=Override) and its access control would not apply under {directory}"
                        if override_of(at).nonfatal else

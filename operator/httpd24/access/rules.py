@@ -550,7 +550,7 @@ class HtaccessOverride(Rule):
                 )
                 continue
             # per server: a virtual host's <Directory> sections merge over the main server's
-            wheres = [model.allowoverride_at(scope.dirpath, server) for server in model.servers]
+            wheres = model.allowoverrides_at(scope.dirpath)
             directory = f"<Directory {scope.dirpath.rstrip('/') or '/'}>"
             if None in wheres:
                 needs = " ".join(_classes_needed(scope))
