@@ -9,7 +9,9 @@
 Each configuration i depends only on (seed, i).  The reference is
 httpd24.access.normalize_22(original) on apache2 + mod_access_compat, the
 candidate httpd24.access.translate(original) on apache2 without it
-(see httpd24.apache.differential).  Where the normalisation cannot make 2.2's
+(see httpd24.apache.differential); for --shapes vhosts, translate() and then
+HT301's AllowOverride (differential.with_override_default: its servers are drawn
+without one too, where 2.2's default All read the .htaccess files).  Where the normalisation cannot make 2.2's
 inheritance explicit, the candidate's answers are held to the model of 2.2
 instead (differential.against_model), as they are on every other configuration.
 Refused translations (HT501 without a fix) are counted, not failed.  Exit status 1
@@ -125,23 +127,27 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--batch", type=int, default=25, help="configurations per server pair")
     ap.add_argument("--show", type=int, default=5, help="failures to print in full")
     ap.add_argument("--minimize", action="store_true", help="shrink configuration INDEX of SEED (both needed)")
-    ap.add_argument("--shapes", choices=("narrow", "wide", "htaccess"), default="narrow",
+    ap.add_argument("--shapes", choices=("narrow", "wide", "htaccess", "vhosts"), default="narrow",
                     help="wide: wildcards, ~ forms, repeated sections, keywords in any case, Options lines "
                          "(random_config_wide, with_options); "
-                         "htaccess: wide ones with AllowOverride and .htaccess files (random_config_htaccess)")
+                         "htaccess: wide ones with AllowOverride and .htaccess files (random_config_htaccess); "
+                         "vhosts: those with <VirtualHost> sections that have AllowOverride lines of their own "
+                         "(random_config_vhosts)")
     args = ap.parse_args(argv)
     if find_httpd() is None:
         print("no Apache httpd 2.4 binary found (install apache2 or set HTTPD24_HTTPD)", file=sys.stderr)
         return 2
     from httpd24.access import normalize_22, translate
 
+    # the vhosts shape draws servers without an AllowOverride: HT301 writes 2.2's default there, not translate()
+    candidate = differential.with_override_default(translate) if args.shapes == "vhosts" else translate
     if args.minimize:
         if args.seed is None or args.index is None:
             ap.error("--minimize needs --seed and --index")
         [(_i, text)] = differential.random_configs(args.seed, 1, args.index, shapes=args.shapes)
         files = text if isinstance(text, dict) else {"httpd.conf": text}
         try:
-            small, report = minimize(files, translate, normalize_22, batch=args.batch,
+            small, report = minimize(files, candidate, normalize_22, batch=args.batch,
                                      log=lambda line: print(line, flush=True))
         except ValueError as e:
             print(f"seed={args.seed} index={args.index}: {e}", file=sys.stderr)
@@ -158,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     def progress(done: int, total: int) -> None:
         print(f"  {done}/{total} configurations, {time.monotonic() - t0:.0f}s", flush=True)
 
-    results = differential.random_run(seed, count, translate, normalize_22, start=start, batch=args.batch,
+    results = differential.random_run(seed, count, candidate, normalize_22, start=start, batch=args.batch,
                                       progress=progress, shapes=args.shapes)
     refused = model_only = 0
     bad = []

@@ -257,3 +257,20 @@ def test_a_migration_reads_the_virtual_hosts_allowoverride(httpd, translation_ca
     # read by one of the two servers: translated, never "httpd never reads this file"
     assert "HT505" not in found, found["HT505"].message
     assert found["HT501"].fix is not None
+
+
+def test_the_2_2_model_judges_each_virtual_hosts_requests(httpd):
+    """Where normalize_22 cannot make 2.2's inheritance explicit, the candidate is held to the 2.2 model
+    (differential.against_model); with virtual hosts it returned every request as unjudged, so every such
+    configuration of the vhosts shape failed. Each host's requests are now asked of the model as that
+    host's (its ServerName)."""
+    files = vhost_site("None", "All")
+    report = differential.compare(files, files, candidate_compat=True, httpd=httpd)
+    assert report.ok, report.format()
+    assert differential.against_model(report, files) == []
+    # a host that no longer reads the file: every source but 127.0.0.2 gets in where 2.2 answered 403
+    report = differential.compare(files, vhost_site("None", "None"), candidate_compat=True, httpd=httpd)
+    flagged = differential.against_model(report, files)
+    assert {(m.request.unit.split()[0], m.candidate) for m in flagged} == {("vhost1", 200)}
+    assert "127.0.0.1" in {m.request.source for m in flagged} and "127.0.0.2" not in {m.request.source for m in flagged}
+

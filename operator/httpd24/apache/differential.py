@@ -1239,25 +1239,51 @@ def against_model(report: VerifyReport, original: ConfigSet | str) -> list[Misma
     there the reference (2.4 + mod_access_compat) is not 2.2, and agreeing with it would prove
     nothing. The model is held to the real servers on the proven configurations (the random
     differential test requires this list to be empty for them too). Host names resolve as this
-    machine resolves them (:func:`double_reverse`). Configurations
-    with virtual hosts are not judged: every request is returned.
+    machine resolves them (:func:`double_reverse`).
+
+    A virtual host's requests are asked of the model as that host's (by its ServerName); a host the
+    model cannot tell by its name is not judged: every request of it is returned. Beside virtual hosts
+    the main server answers no request on httpd (the first host answers a name no host has, as the model
+    says), so the main unit's answers are held to the reference only.
     """
     from ..access import build, decide_22
 
-    every = [Mismatch(q, a, b) for q, (a, b) in report.statuses.items()]
     cs = _as_configset(original)
-    if any(b"<virtualhost" in data.lower() for data in cs.render().values()):
-        return every
     model = build(cs)
+    #: unit -> the ServerName the model tells its host by (None: the main server); absent: not judged
+    hosts: dict[str, str | None] = {}
+    prefix = f"{report.name}: " if report.name else ""  # how _run_prepared names a case's units
     out = []
-    for m in every:
-        if access_answer(m.candidate) != access_answer(decide_22(model, model_request(m.request, report))):
-            out.append(m)
+    for q, (a, b) in report.statuses.items():
+        label = q.unit[len(prefix):] if q.unit.startswith(prefix) else q.unit
+        if label == "main" and model.vhosts:
+            continue
+        if label not in hosts and (label == "main" or (name := _server_name(model, label)) is not None):
+            hosts[label] = None if label == "main" else name
+        if label not in hosts or access_answer(b) != access_answer(
+                decide_22(model, model_request(q, report, hosts[label]))):
+            out.append(Mismatch(q, a, b))
     return out
 
 
-def model_request(q: Req, report: VerifyReport):
-    """The :class:`httpd24.access.Request` the model sees for one request of the matrix."""
+def _server_name(model, unit: str) -> str | None:
+    """The name the model tells the virtual host of harness unit ``vhostN ...`` by (:meth:`_Extractor.units`
+    numbers the hosts in reading order, as the model lists them); None when it cannot tell it by one."""
+    m = re.match(r"vhost(\d+) ", unit)
+    if m is None or not 0 < int(m.group(1)) <= len(model.vhosts):
+        return None
+    host = model.vhosts[int(m.group(1)) - 1]
+    from ..access import Request
+
+    for name in model.server_names.get(id(host), []):
+        if model.vhost_of(Request(vhost=name)) is host:
+            return name
+    return None
+
+
+def model_request(q: Req, report: VerifyReport, vhost: str | None = None):
+    """The :class:`httpd24.access.Request` the model sees for one request of the matrix (``vhost``: the
+    ServerName of the virtual host it is sent to)."""
     from ..access import Request
 
     return Request(
@@ -1267,6 +1293,7 @@ def model_request(q: Req, report: VerifyReport):
         filename=q.path[len("/__fs"):] if q.path.startswith("/__fs/") else None,
         is_dir=True if q.path.endswith("/") or (q.unit, q.path) in report.directories else None,
         index="index.html",  # every directory of the tree has one, and mod_dir looks it up (_build_tree)
+        vhost=vhost,
     )
 
 
@@ -1717,24 +1744,96 @@ def random_config_htaccess(rng) -> dict[str, str]:
     return files
 
 
+#: The AllowOverride lines the "vhosts" shape writes: those that open an .htaccess file to access lines, to
+#: part of them (a file's `AuthType` or its `Order` then answers 500), or keep it closed.
+_GEN_OVERRIDES = ("None", "All", "AuthConfig", "Limit", "AuthConfig Limit", "Options")
+
+
+def random_config_vhosts(rng) -> dict[str, str]:
+    """A :func:`random_config_wide` configuration with one to three ``<VirtualHost *:80>`` sections, each with
+    <Directory> sections of its own (AllowOverride and access lines), sometimes a DocumentRoot of its own, and
+    one or two .htaccess files as :func:`random_config_htaccess` writes them. httpd merges a host's <Directory>
+    sections over the main server's (the host's last among those of the same depth), so whether a host's
+    requests read a file is its own affair; the main server has an AllowOverride of its own, ``<Directory />
+    AllowOverride None`` or none at all. A host may stand between the main server's sections: it merges
+    after them all the same."""
+    lines = random_config_wide(rng, max_sections=3).splitlines(keepends=True)
+    r = rng.random()
+    if r < 0.3:
+        lines.insert(1, "<Directory />\n    AllowOverride None\n</Directory>\n")
+    elif r < 0.65:
+        where = rng.choice(_GEN_DIRS)
+        lines.insert(1, f"<Directory {where}>\n    AllowOverride {rng.choice(_GEN_OVERRIDES)}\n</Directory>\n")
+    tops = [n for n, line in enumerate(lines) if n and line.startswith("<") and not line.startswith("</")]
+    hosts = []
+    for n in range(1, rng.choice((1, 1, 2, 3)) + 1):
+        host = ["<VirtualHost *:80>\n", f"    ServerName v{n}.example\n"]
+        if rng.random() < 0.4:
+            host.append(f"    DocumentRoot {rng.choice((_DOCROOT, _DOCROOT, _DOCROOT + '/a', _DOCROOT + '/c'))}\n")
+        for where in rng.sample(_GEN_DIRS, rng.choice((1, 1, 2, 3))):
+            body = []
+            if rng.random() < 0.8:
+                body.append(f"        AllowOverride {rng.choice(_GEN_OVERRIDES)}")
+            if rng.random() < 0.5:
+                body += _wide_body(rng, auth=False, indent="        ", explicit=False)
+            host += [f"    <Directory {where}>\n", *(line + "\n" for line in body), "    </Directory>\n"]
+        host.append("</VirtualHost>\n")
+        hosts.append((rng.choice(tops) if tops and rng.random() < 0.3 else len(lines), n, "".join(host)))
+    for at, _n, host in sorted(hosts, reverse=True):  # from the end: the places drawn stay where they were
+        lines.insert(at, host)
+    files = {"httpd.conf": "".join(lines)}
+    for name in rng.sample(_GEN_HTACCESS, rng.choice((1, 1, 2))):
+        body = _wide_body(rng, auth=rng.random() < 0.3, indent="", explicit=False)
+        if rng.random() < 0.25:
+            kind, arg = rng.choice(_WIDE_NESTED_FILES)
+            tag_name, tag = _wide_tag(rng, kind, arg)
+            body += [tag, *_wide_body(rng, auth=False, indent="    ", explicit=False), f"</{tag_name}>"]
+        files[name] = "\n".join(body or ["Order deny,allow", "Deny from all"]) + "\n"
+    return files
+
+
 def random_configs(seed: int, count: int, start: int = 0, *, shapes: str = "narrow") -> list[tuple[int, str | dict[str, str]]]:
     """``count`` configurations; number ``i`` depends only on (seed, i, shapes).
 
     ``shapes``: "narrow" (:func:`random_config`), "wide" or "explicit" (:func:`random_config_wide`, with
     :func:`with_options` drawn from a stream of its own: the configurations it leaves alone are those of
-    before it): text; "htaccess" (:func:`random_config_htaccess`): file name -> text, ``httpd.conf`` the entry.
+    before it): text; "htaccess" (:func:`random_config_htaccess`) and "vhosts" (:func:`random_config_vhosts`):
+    file name -> text, ``httpd.conf`` the entry.
     """
     import random
 
     if shapes == "narrow":
         return [(i, random_config(random.Random(f"{seed}:{i}"))) for i in range(start, start + count)]
-    if shapes == "htaccess":
-        return [(i, random_config_htaccess(random.Random(f"{seed}:{shapes}:{i}"))) for i in range(start, start + count)]
+    if shapes in ("htaccess", "vhosts"):
+        make = random_config_htaccess if shapes == "htaccess" else random_config_vhosts
+        return [(i, make(random.Random(f"{seed}:{shapes}:{i}"))) for i in range(start, start + count)]
     if shapes not in ("wide", "explicit"):
         raise ValueError(f"unknown shapes {shapes!r}")
     return [(i, with_options(random.Random(f"{seed}:{shapes}:{i}:options"),
                              random_config_wide(random.Random(f"{seed}:{shapes}:{i}"), explicit=shapes == "explicit")))
             for i in range(start, start + count)]
+
+
+def with_override_default(translate: Callable[[ConfigSet], ConfigSet]) -> Callable[[ConfigSet], ConfigSet]:
+    """``translate`` followed by HT301's fix, as ``httpd24 migrate`` writes it: 2.2's default ``AllowOverride
+    All`` where no AllowOverride reaches a <Directory> of a configuration with .htaccess files. translate()
+    leaves that line to HT301, and normalize_22 writes it (2.2 read the files there; 2.4 answers 500): the
+    candidate of the "vhosts" shape, whose servers are drawn with and without an AllowOverride of their own.
+    Where HT301 has no <Directory> to write it in, HT505 leaves it to a person: refused, as the translator
+    refuses (:class:`httpd24.access.TranslationError`)."""
+    from ..access import TranslationError
+    from ..engine import lint, migrate
+
+    def run(configset: ConfigSet) -> ConfigSet:
+        migrated = migrate(translate(configset), select=["HT301"])
+        out = ConfigSet.from_mapping({name: data.decode() for name, data in migrated.files.items()},
+                                     entry=configset.entry)
+        left = [f for f in lint(out, select=["HT505"]) if "no AllowOverride applies" in f.message]
+        if left:
+            raise TranslationError("; ".join(f"{f.file}: HT505: {f.message}" for f in left))
+        return out
+
+    return run
 
 
 def random_run(
