@@ -274,3 +274,38 @@ def test_the_2_2_model_judges_each_virtual_hosts_requests(httpd):
     assert {(m.request.unit.split()[0], m.candidate) for m in flagged} == {("vhost1", 200)}
     assert "127.0.0.1" in {m.request.source for m in flagged} and "127.0.0.2" not in {m.request.source for m in flagged}
 
+
+#: An .htaccess file under `AllowOverride None` never applies: the sections below it keep their own meaning.
+UNREAD = "DocumentRoot /srv/www\n<Directory />\n    AllowOverride None\n</Directory>\n<Directory /srv/www>\n</Directory>\n"
+UNREAD_FILE = {"srv/www/.htaccess": "Require user bob carol\n"}
+
+
+@pytest.mark.parametrize("section", [
+    "<Directory /srv/www/a/b>\n    Deny from 127.0.0\n</Directory>\n",
+    "<VirtualHost *:80>\n    ServerName v1.example\n    <Directory /srv/www/a/b>\n        Deny from 127.0.0\n"
+    "    </Directory>\n</VirtualHost>\n",
+], ids=["main server", "virtual host"])
+def test_a_file_no_server_reads_is_not_merged_into_the_sections_below_it(httpd, translation_cases, assert_all_ok,
+                                                                         section):
+    """The planner took every placed .htaccess above a section as met by its requests, AllowOverride None or
+    not: it wrote the file's `Require user bob carol` into <Directory /srv/www/a/b> (without an AuthType: 500
+    where 2.2 answered 200; seed 12, index 161 of the vhosts shape, measured on apache2)."""
+    files = {"httpd.conf": UNREAD + section, **UNREAD_FILE}
+    reports = differential.compare_many(translation_cases([("unread", files)]), httpd=httpd)
+    assert_all_ok(reports, "unread .htaccess")
+
+
+def test_a_file_one_server_reads_meets_the_sections_of_that_server_only(httpd, access):
+    """The main server reads no .htaccess, the virtual host reads /srv/www's: a main-server section below it
+    means one thing in each, and its translation must answer as 2.2 in both (or be refused)."""
+    files = {"httpd.conf": UNREAD + "<Directory /srv/www/a/b>\n    Order deny,allow\n    Deny from 127.0.0\n</Directory>\n"
+             "<VirtualHost *:80>\n    ServerName v1.example\n    <Directory /srv/www>\n        AllowOverride AuthConfig\n"
+             "    </Directory>\n</VirtualHost>\n", **UNREAD_FILE}
+    cs = differential.ConfigSet.from_mapping(files, entry="httpd.conf")
+    try:
+        candidate = access.translate(cs)
+    except access.TranslationError:
+        return
+    [report] = differential.compare_many([differential.Case("one reads", access.normalize_22(cs), candidate)],
+                                         httpd=httpd)
+    assert report.ok, report.format()

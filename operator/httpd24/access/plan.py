@@ -238,10 +238,26 @@ def _vhost_ok(a: Scope, b: Scope) -> bool:
     return a.vhost is None or b.vhost is None or a.vhost is b.vhost
 
 
+def _reading_servers(scope: Scope, model: Model) -> set[int | None]:
+    """The servers (id of a <VirtualHost>, None: the main one) whose requests a scope applies to: those that
+    read it for a placed .htaccess file (its AllowOverride is per server: Model.reads_htaccess)."""
+    memo = model.cache.setdefault("plan.reading_servers", {})
+    found = memo.get(id(scope))
+    if found is None:
+        if scope.kind == "htaccess" and scope.dirpath is not None:
+            servers = [s for s in model.servers if model.reads_htaccess(scope.dirpath, s)]
+        else:
+            servers = _servers(scope, model)
+        found = memo[id(scope)] = {id(s) if s is not None else None for s in servers}
+    return found
+
+
 def may_meet(a: Scope, b: Scope, model: Model) -> bool:
     """Whether one request can meet both scopes."""
     if not _vhost_ok(a, b):
         return False
+    if "htaccess" in (a.kind, b.kind) and not _reading_servers(a, model) & _reading_servers(b, model):
+        return False  # no server that reads the file (under an AllowOverride None) serves the other's requests
     if "proxy" in (a.kind, b.kind):
         other = b if a.kind == "proxy" else a
         return other.kind == "proxy" or other.kind == "location" and remapped(other, model).proxied
@@ -272,6 +288,8 @@ def certainly_meets(p: Scope, d: Scope, model: Model) -> bool:
         return False
     if p.kind == "proxy":
         return p.regex is None and p.pattern == "*" and d.kind == "location" and remapped(d, model).all_proxied
+    if p.kind == "htaccess" and not _reading_servers(d, model) <= _reading_servers(p, model):
+        return False  # a server that serves d's requests does not read the file
     if p.kind in ("directory", "htaccess") and p.dirpath is not None and not _has_wildcard(p.dirpath):
         certain, _ = _fs(d, model)
         return certain is not None and _dir_under(certain, p.dirpath)
