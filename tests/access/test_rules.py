@@ -212,6 +212,22 @@ def test_ht505_ok(override):
     assert lint(configset(_htaccess_set(override)), select=["HT505"]) == []
 
 
+def test_ht505_names_the_servers_without_an_allowoverride_and_where_to_write_it():
+    """One virtual host has an AllowOverride for the file's directory, the main server and another host
+    (which merges the main server's sections) have none: HT505 said "in the main server" only, and to add the
+    line to <Directory /srv/www/a>, the host's own section, where it changes nothing for the others (the
+    vhosts shape of the differential run, seed 1, index 44)."""
+    files = _htaccess_set(None)
+    files["httpd.conf"] = ("DocumentRoot /srv/www\n<VirtualHost *:80>\n    ServerName v1.example\n"
+                           "    <Directory /srv/www/a>\n        AllowOverride AuthConfig Limit\n    </Directory>\n"
+                           "</VirtualHost>\n<VirtualHost *:80>\n    ServerName v2.example\n</VirtualHost>\n")
+    [finding] = lint(configset(files), select=["HT505"])
+    assert "no AllowOverride applies to /srv/www/a/ in the main server and <VirtualHost> v2.example " in finding.message
+    assert ("add `AllowOverride AuthConfig` to a <Directory /srv/www/a> of the main server, outside every "
+            "<VirtualHost> (" in finding.message), finding.message
+    assert "never reads" not in finding.message
+
+
 def test_htaccess_translated():
     migrated = fixed("Order deny,allow\nDeny from all\nAllow from 10.0.0.1\n", "HT501", name="site.htaccess")
     assert migrated == "Require ip 10.0.0.1\n"

@@ -554,12 +554,18 @@ class HtaccessOverride(Rule):
             directory = f"<Directory {scope.dirpath.rstrip('/') or '/'}>"
             if None in wheres:
                 needs = " ".join(_classes_needed(scope))
-                server = " in the main server" if any(wheres) else ""
+                servers, where = "", directory
+                if any(wheres):
+                    # Some hosts have their own; the others merge the main server's sections: written there,
+                    # it reaches every server that has none (a host's own section reaches that host only).
+                    servers = " in " + " and ".join(
+                        _server_label(model, server) for server, at in zip(model.servers, wheres) if at is None)
+                    where = f"a {directory} of the main server, outside every <VirtualHost>"
                 yield self.finding(
                     _anchor(scope),
-                    f"{scope.file}: no AllowOverride applies to {scope.dirpath}{server} (2.2's default was All): 2.4 "
+                    f"{scope.file}: no AllowOverride applies to {scope.dirpath}{servers} (2.2's default was All): 2.4 "
                     f"opens this file and refuses every line in it (\"... not allowed here\"), so every request under "
-                    f"{scope.dirpath} answers 500; add `AllowOverride {needs}` to {directory} (what its lines need "
+                    f"{scope.dirpath} answers 500; add `AllowOverride {needs}` to {where} (what its lines need "
                     f"once migrated)",
                 )
             elif not any(model.reads_htaccess(scope.dirpath, server) for server in model.servers):
@@ -570,6 +576,14 @@ class HtaccessOverride(Rule):
                     f"httpd (2.2 as 2.4) never reads this file, its access control does not apply; add "
                     f"`AllowOverride AuthConfig` to {directory} if it should",
                 )
+
+
+def _server_label(model: Model, server) -> str:
+    """A server as a message names it: the main server, or a virtual host by its ServerName (else its address)."""
+    if server is None:
+        return "the main server"
+    names = model.server_names.get(id(server))
+    return f"<VirtualHost> {names[0]}" if names else f"<VirtualHost {' '.join(server.args)}>"
 
 
 def _classes_needed(scope: Scope) -> list[str]:
