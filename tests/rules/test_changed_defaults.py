@@ -178,6 +178,8 @@ MAIN = "ServerRoot /srv\nDocumentRoot /srv/htdocs\n"
                      "<Directory /srv/www2/a>\n</Directory>\n", id="wildcard-class"),
         pytest.param("AccessFileName .htaccess\n<Directory /srv/*>\n    AllowOverride None\n</Directory>\n"
                      "<Directory /srv/*/a>\n</Directory>\n", id="wildcard-section-under-wildcard"),
+        pytest.param("AccessFileName .htaccess\n<VirtualHost *:80>\n<Directory /srv>\nAllowOverride None\n</Directory>\n"
+                     "<Directory /srv/a>\n</Directory>\n</VirtualHost>\n", id="the-hosts-own-parent-sets-it"),
         pytest.param(MAIN + "<IfVersion < 2.3>\n<Directory /srv>\n</Directory>\n</IfVersion>\n",
                      id="dead-ifversion-branch"),
         pytest.param("AccessFileName .htaccess\n<IfModule !mod_authz_core.c>\n<Directory /srv>\n</Directory>\n"
@@ -198,6 +200,10 @@ def test_allow_override_noop(text):
         # <Directory> sections without regular expressions only.
         pytest.param("<DirectoryMatch ^/srv/www2>\n    AllowOverride None\n</DirectoryMatch>\n", id="directorymatch"),
         pytest.param("<Directory ~ ^/srv/www2>\n    AllowOverride None\n</Directory>\n", id="directory-tilde"),
+        # a virtual host's sections merge over the main server's in that host only: the main server's
+        # section still gets none (found by the vhosts shape of hack/differential.py)
+        pytest.param("<VirtualHost *:80>\n    <Directory /srv/www2>\n        AllowOverride AuthConfig\n    </Directory>\n"
+                     "</VirtualHost>\n", id="a-virtual-hosts-section"),
     ],
 )
 def test_allow_override_sections_that_do_not_cover(override):

@@ -420,14 +420,15 @@ class AllowOverrideDefault(Rule):
     """
     ## What it does
     Finds `<Directory>` sections whose directory gets no `AllowOverride` --
-    neither in the section nor from a `<Directory>` of a parent directory
-    (including `<Directory />`, and wildcard ones: `<Directory /srv/*>`
+    neither in the section nor from a `<Directory>` of a parent directory in
+    the same server (a virtual host merges the main server's sections and
+    its own, not another host's), including `<Directory />`, and wildcard
+    ones (`<Directory /srv/*>`
     covers everything below each directory it matches, `*` within one path
     component) -- so 2.2 read `.htaccess` files there (default `AllowOverride
     All`) and 2.4 does not (default `None`, 2.3.9+). `AllowOverride` in a
     `<DirectoryMatch>` or `<Directory ~>` does not count: httpd (2.2 as 2.4)
-    ignores it there. One in a `<VirtualHost>` counts for that host's
-    sections only: the main server's requests never meet it.
+    ignores it there.
     In a set made of `.htaccess` files only, it names the `AllowOverride`
     classes the server configuration must grant for them to be read at all.
 
@@ -491,9 +492,8 @@ class AllowOverrideDefault(Rule):
             return
         relies_globally = bool(htaccess) or ctx.has("accessfilename")
         main = _has_main_server(ctx, names)
-        sections: list[tuple[Item, str, Section | None]] = []
-        # per server (None: the main one): a virtual host's <Directory> sections merge over the main
-        # server's for the host's requests only
+        sections: list[tuple[Item, str, int | None]] = []
+        #: server (id of its <VirtualHost>; None: the main one) -> the paths of its sections with an AllowOverride
         overridden: dict[int | None, list[str]] = {}
         for item in ctx.items("directory"):
             path = _path(item.node, item.args)
@@ -501,19 +501,20 @@ class AllowOverrideDefault(Rule):
                 continue
             if path is None:
                 continue
-            vhost = item.in_section("virtualhost")
+            host = item.in_section("virtualhost")
+            server = id(host) if host is not None else None
             if _has_override(item.node):
-                overridden.setdefault(id(vhost) if vhost is not None else None, []).append(path)
+                overridden.setdefault(server, []).append(path)
             else:
-                sections.append((item, path, vhost))
-        covering: dict[int | None, tuple[set[str], list[str]]] = {}
+                sections.append((item, path, server))
         positions: dict[int, dict[int, int]] = {}  # for _mentions_htaccess
-        for item, path, vhost in sections:
-            server = id(vhost) if vhost is not None else None
-            if server not in covering:
+        reach: dict[int | None, tuple[set[str], list[str]]] = {}  # server -> (paths, wildcards) that reach it
+        for item, path, server in sections:
+            if server not in reach:
+                # a host merges the main server's sections and its own: another host's reach neither
                 paths = overridden.get(None, []) + (overridden.get(server, []) if server is not None else [])
-                covering[server] = (set(paths), [p for p in paths if is_wildcard(p)])
-            if _covered(path, *covering[server]):
+                reach[server] = (set(paths), [p for p in paths if is_wildcard(p)])
+            if _covered(path, *reach[server]):
                 continue  # a parent directory (or this one, elsewhere) sets it
             relies = relies_globally or _mentions_htaccess(item.node, positions)
             choice = decision(ctx, KEEP if relies else ADOPT)
