@@ -420,10 +420,11 @@ class AllowOverrideDefault(Rule):
     """
     ## What it does
     Finds `<Directory>` sections whose directory gets no `AllowOverride` --
-    neither in the section nor from a `<Directory>` of a parent directory in
-    the same server (a virtual host merges the main server's sections and
-    its own, not another host's), including `<Directory />`, and wildcard
-    ones (`<Directory /srv/*>`
+    neither in the section nor from a `<Directory>` of a parent directory
+    (a virtual host's section from the main server's or its own, not another
+    host's; a main server's section from any, since an `AllowOverride All`
+    written there would override a host's own above it), including
+    `<Directory />`, and wildcard ones (`<Directory /srv/*>`
     covers everything below each directory it matches, `*` within one path
     component) -- so 2.2 read `.htaccess` files there (default `AllowOverride
     All`) and 2.4 does not (default `None`, 2.3.9+). `AllowOverride` in a
@@ -511,8 +512,10 @@ class AllowOverrideDefault(Rule):
         reach: dict[int | None, tuple[set[str], list[str]]] = {}  # server -> (paths, wildcards) that reach it
         for item, path, server in sections:
             if server not in reach:
-                # a host merges the main server's sections and its own: another host's reach neither
-                paths = overridden.get(None, []) + (overridden.get(server, []) if server is not None else [])
+                # A host merges the main server's sections and its own, not another host's. A main-server
+                # section merges into every host: its `AllowOverride All` would override, below it, what a host
+                # set above it (`<Directory />` None), so a host's line counts for it too (HT505 names the gap).
+                paths = [p for key, own in overridden.items() if server is None or key in (None, server) for p in own]
                 reach[server] = (set(paths), [p for p in paths if is_wildcard(p)])
             if _covered(path, *reach[server]):
                 continue  # a parent directory (or this one, elsewhere) sets it
