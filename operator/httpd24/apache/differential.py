@@ -1241,8 +1241,8 @@ def against_model(report: VerifyReport, original: ConfigSet | str) -> list[Misma
     differential test requires this list to be empty for them too). Host names resolve as this
     machine resolves them (:func:`double_reverse`).
 
-    A virtual host's requests are asked of the model as that host's (by its ServerName); a host the
-    model cannot tell by its name is not judged: every request of it is returned. Beside virtual hosts
+    A virtual host's requests are asked of the model as that host's (by its ServerName, or by none for
+    the first host); a host the model cannot tell so is not judged: every request of it is returned. Beside virtual hosts
     the main server answers no request on httpd (the first host answers a name no host has, as the model
     says), so the main unit's answers are held to the reference only.
     """
@@ -1250,35 +1250,37 @@ def against_model(report: VerifyReport, original: ConfigSet | str) -> list[Misma
 
     cs = _as_configset(original)
     model = build(cs)
-    #: unit -> the ServerName the model tells its host by (None: the main server); absent: not judged
-    hosts: dict[str, str | None] = {}
+    #: unit -> (whether the model can tell its server, the ServerName to ask by: None for the main server,
+    #: and for the first host, which answers a request no host is named for)
+    hosts: dict[str, tuple[bool, str | None]] = {}
     prefix = f"{report.name}: " if report.name else ""  # how _run_prepared names a case's units
     out = []
     for q, (a, b) in report.statuses.items():
         label = q.unit[len(prefix):] if q.unit.startswith(prefix) else q.unit
         if label == "main" and model.vhosts:
             continue
-        if label not in hosts and (label == "main" or (name := _server_name(model, label)) is not None):
-            hosts[label] = None if label == "main" else name
-        if label not in hosts or access_answer(b) != access_answer(
-                decide_22(model, model_request(q, report, hosts[label]))):
+        if label not in hosts:
+            hosts[label] = (True, None) if label == "main" else _server_name(model, label)
+        judged, name = hosts[label]
+        if not judged or access_answer(b) != access_answer(decide_22(model, model_request(q, report, name))):
             out.append(Mismatch(q, a, b))
     return out
 
 
-def _server_name(model, unit: str) -> str | None:
-    """The name the model tells the virtual host of harness unit ``vhostN ...`` by (:meth:`_Extractor.units`
-    numbers the hosts in reading order, as the model lists them); None when it cannot tell it by one."""
-    m = re.match(r"vhost(\d+) ", unit)
-    if m is None or not 0 < int(m.group(1)) <= len(model.vhosts):
-        return None
-    host = model.vhosts[int(m.group(1)) - 1]
+def _server_name(model, unit: str) -> tuple[bool, str | None]:
+    """Whether the model can tell the virtual host of harness unit ``vhostN ...`` (:meth:`_Extractor.units`
+    numbers the hosts in reading order, as the model lists them), and the name to ask it by: one of its
+    ServerNames, or None for the first host (it answers a request for no name, as on httpd)."""
     from ..access import Request
 
-    for name in model.server_names.get(id(host), []):
+    m = re.match(r"vhost(\d+) ", unit)
+    if m is None or not 0 < int(m.group(1)) <= len(model.vhosts):
+        return False, None
+    host = model.vhosts[int(m.group(1)) - 1]
+    for name in [*model.server_names.get(id(host), []), None]:
         if model.vhost_of(Request(vhost=name)) is host:
-            return name
-    return None
+            return True, name
+    return False, None
 
 
 def model_request(q: Req, report: VerifyReport, vhost: str | None = None):
@@ -1830,7 +1832,7 @@ def with_override_default(translate: Callable[[ConfigSet], ConfigSet]) -> Callab
                                      entry=configset.entry)
         left = [f for f in lint(out, select=["HT505"]) if "no AllowOverride applies" in f.message]
         if left:
-            raise TranslationError("; ".join(f"{f.file}: HT505: {f.message}" for f in left))
+            raise TranslationError("; ".join(f"{f.file}:{f.line}: HT505 {f.message}" for f in left))
         return out
 
     return run
