@@ -9,6 +9,8 @@ was run (as the DocumentRoot's <Directory>).
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from httpd24.apache import differential
@@ -309,3 +311,62 @@ def test_a_file_one_server_reads_meets_the_sections_of_that_server_only(httpd, a
     [report] = differential.compare_many([differential.Case("one reads", access.normalize_22(cs), candidate)],
                                          httpd=httpd)
     assert report.ok, report.format()
+
+
+VHOSTS_COUNT = int(os.environ.get("HTTPD24_VHOSTS_COUNT") or 150)
+
+
+def test_the_vhosts_shape_writes_virtual_hosts_with_their_own_allowoverride():
+    from test_differential_random import SEED
+
+    configs = differential.random_configs(SEED, 100, shapes="vhosts")
+    assert configs[5:8] == differential.random_configs(SEED, 3, start=5, shapes="vhosts")
+    texts = [files["httpd.conf"] for _i, files in configs]
+    assert all("<VirtualHost *:80>" in t and "ServerName v1.example" in t for t in texts)
+    assert all([n for n in files if n.endswith("/.htaccess")] for _i, files in configs)
+    main = [t.split("<VirtualHost", 1)[0] for t in texts]
+    assert any("<Directory />\n    AllowOverride None" in m for m in main)  # the main server: closed,
+    assert any("AllowOverride" not in m and "AllowOverride" in t.split("</VirtualHost>")[-1] for m, t in zip(main, texts))
+    assert any("AllowOverride" not in t.replace("\n        AllowOverride", "") for t in texts)  # none of its own
+    assert any("ServerName v3.example" in t for t in texts) and any("    DocumentRoot /srv/www/" in t for t in texts)
+    assert any("    <Directory />\n        AllowOverride" in t for t in texts)
+    assert len(set(map(str, configs))) >= 95
+
+
+def test_vhosts_translations_match(httpd, access, capsys):
+    """The vhosts shape, as test_differential_wide.test_wide_translations_match: proven where normalize_22
+    makes 2.2's inheritance explicit, held to the 2.2 model (per virtual host) elsewhere, refusals counted.
+    The candidate is translate() with HT301's AllowOverride (differential.with_override_default): the servers
+    are drawn without one too, where 2.2's default All read the files and translate() leaves that line to
+    HT301. ``HTTPD24_VHOSTS_COUNT`` changes the count; replay one with
+    ``hack/differential.py --shapes vhosts --seed S --index I``."""
+    import re
+    import time
+
+    from test_differential_random import SEED
+
+    t0 = time.monotonic()
+    results = differential.random_run(SEED, VHOSTS_COUNT, differential.with_override_default(access.translate),
+                                      access.normalize_22, httpd=httpd, shapes="vhosts")
+    refused = {i: r.candidate_error for i, _t, r in results if "translation raised TranslationError" in (r.candidate_error or "")}
+    unproven = {i for i, t, _r in results
+                if i not in refused and access.normalize_notes(differential.ConfigSet.from_mapping(t, entry="httpd.conf"))[1]}
+    judged = [(i, t, r) for i, t, r in results if i not in refused]
+    bad = [(i, t, r.format(limit=8)) for i, t, r in judged
+           if not r.ok and (i not in unproven or r.reference_error or r.candidate_error)]
+    bad += [(i, t, "not as the 2.2 model says:\n" + "\n".join(map(str, wrong[:8])))
+            for i, t, r in judged if (r.ok or i in unproven) and (wrong := differential.against_model(r, t))]
+    # sections (and .htaccess files) left to a person: `file:line: <label>: why` each, "; " between them
+    sections = sum(len(re.findall(r"(?:^|; )(?:translation raised TranslationError: )?[^\s;:]+:\d+: ", error))
+                   for error in refused.values())
+    with capsys.disabled():
+        print(f"\n[differential vhosts] HTTPD24_SEED={SEED} HTTPD24_VHOSTS_COUNT={VHOSTS_COUNT}: "
+              f"{len(judged) - len(unproven)} proven, {len(refused)} refused ({sections} sections left to a person), "
+              f"{len(unproven)} against the 2.2 model only, {time.monotonic() - t0:.0f}s")
+    if bad:
+        pytest.fail(f"seed={SEED}: {len(bad)} vhosts configurations answer otherwise than 2.2:\n\n" + "\n\n".join(
+            f"configuration {i} (hack/differential.py --shapes vhosts --seed {SEED} --index {i}):\n"
+            + "".join(f"--- {name}\n{text}" for name, text in t.items()) + what for i, t, what in bad[:4]),
+            pytrace=False)
+    # .htaccess files read by some servers only make many sections mean several things: most are refused.
+    assert len(judged) * 20 > VHOSTS_COUNT, f"only {len(judged)} of {VHOSTS_COUNT} configurations could be judged"
