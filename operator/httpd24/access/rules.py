@@ -12,8 +12,8 @@ from ..engine import Applicability, Finding, Rule, Severity, register
 from . import authz22
 from . import expr as X
 from .apply import _items, apply_scope_plan, plan_nodes, provider_as_24, REMOVED_KEYS
-from .model import (COMPAT_KEYS, NATIVE_24_PROVIDERS, Effective, Model, Scope, build, fold, htaccess_home, quoted_provider,
-                    written)
+from .model import (COMPAT_KEYS, NATIVE_24_PROVIDERS, Effective, Model, Scope, build, fold, htaccess_home,
+                    override_of, quoted_provider, written)
 from .plan import (
     Inexact,
     Plan,
@@ -558,8 +558,12 @@ class HtaccessOverride(Rule):
                 if any(wheres):
                     # Some hosts have their own; the others merge the main server's sections: written there,
                     # it reaches every server that has none (a host's own section reaches that host only).
-                    servers = " in " + " and ".join(
-                        _server_label(model, server) for server, at in zip(model.servers, wheres) if at is None)
+                    without = [server for server in model.servers
+                               if model.allowoverride_at(scope.dirpath, server) is None]
+                    labels = [_server_label(model, server) for server in without[:3]]
+                    if len(without) > 3:
+                        labels.append(f"{len(without) - 3} more virtual hosts")
+                    servers = " in " + " and ".join(labels)
                     where = f"a {directory} of the main server, outside every <VirtualHost>"
                 yield self.finding(
                     _anchor(scope),
@@ -568,7 +572,7 @@ class HtaccessOverride(Rule):
                     f"{scope.dirpath} answers 500; add `AllowOverride {needs}` to {where} (what its lines need "
                     f"once migrated)",
                 )
-            elif not any(model.reads_htaccess(scope.dirpath, server) for server in model.servers):
+            elif not any(override_of(at).read for at in wheres):
                 where = wheres[0]
                 yield self.finding(
                     _anchor(scope),

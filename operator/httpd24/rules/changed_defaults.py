@@ -422,8 +422,9 @@ class AllowOverrideDefault(Rule):
     Finds `<Directory>` sections whose directory gets no `AllowOverride` --
     neither in the section nor from a `<Directory>` of a parent directory
     (a virtual host's section from the main server's or its own, not another
-    host's; a main server's section from any, since an `AllowOverride All`
-    written there would override a host's own above it), including
+    host's; a main server's section from the main server's, and is left to
+    HT505 where a host sets one above it, which an `AllowOverride All`
+    written there would override), including
     `<Directory />`, and wildcard ones (`<Directory /srv/*>`
     covers everything below each directory it matches, `*` within one path
     component) -- so 2.2 read `.htaccess` files there (default `AllowOverride
@@ -512,13 +513,18 @@ class AllowOverrideDefault(Rule):
         reach: dict[int | None, tuple[set[str], list[str]]] = {}  # server -> (paths, wildcards) that reach it
         for item, path, server in sections:
             if server not in reach:
-                # A host merges the main server's sections and its own, not another host's. A main-server
-                # section merges into every host: its `AllowOverride All` would override, below it, what a host
-                # set above it (`<Directory />` None), so a host's line counts for it too (HT505 names the gap).
-                paths = [p for key, own in overridden.items() if server is None or key in (None, server) for p in own]
+                # a host merges the main server's sections and its own, not another host's
+                paths = overridden.get(None, []) + (overridden.get(server, []) if server is not None else [])
                 reach[server] = (set(paths), [p for p in paths if is_wildcard(p)])
             if _covered(path, *reach[server]):
                 continue  # a parent directory (or this one, elsewhere) sets it
+            if server is None and path != "/" and any(
+                    _covered(posixpath.dirname(path), set(own), [p for p in own if is_wildcard(p)])
+                    for key, own in overridden.items() if key is not None):
+                # A main-server section merges into every host, and its `AllowOverride All` would override, below
+                # it, what a host set above it (`<Directory />` None): left to HT505. A host's line at this very
+                # path is merged after the main server's and keeps deciding for that host.
+                continue
             relies = relies_globally or _mentions_htaccess(item.node, positions)
             choice = decision(ctx, KEEP if relies else ADOPT)
             if choice == ADOPT and not main and ctx.defaults != ADOPT:
