@@ -228,6 +228,24 @@ def test_ht505_names_the_servers_without_an_allowoverride_and_where_to_write_it(
     assert "never reads" not in finding.message
 
 
+@pytest.mark.parametrize("body", [
+    pytest.param('<Files ~ "^f\\.">\n    Satisfy All\n</Files>\n', id="access-lines-in-a-section"),
+    pytest.param("Options -Indexes\n", id="no-access-lines"),
+])
+def test_ht505_reports_the_500_of_any_htaccess_line_where_no_allowoverride_applies(body):
+    """2.4 refuses every line of a file no AllowOverride applies to, access control or not, and HT505 looked only
+    for access lines at the file's top: a file whose Satisfy sat in a <Files> passed, and its migrated main server
+    answered 500 where 2.2 answered 405 (vhosts shape, seed 41, index 193, on apache2)."""
+    files = {"httpd.conf": ("DocumentRoot /srv/www\n<VirtualHost *:80>\n    ServerName v1.example\n"
+                            "    <Directory /srv/www>\n        AllowOverride All\n    </Directory>\n</VirtualHost>\n"),
+             "srv/www/a/.htaccess": body}
+    [finding] = lint(configset(files), select=["HT505"])
+    assert "no AllowOverride applies to /srv/www/a/ in the main server " in finding.message, finding.message
+    files["httpd.conf"] = files["httpd.conf"].replace("<VirtualHost *:80>", "<Directory />\n    AllowOverride None\n"
+                                                      "</Directory>\n<VirtualHost *:80>")
+    assert lint(configset(files), select=["HT505"]) == []  # never read by the main server: nothing lost
+
+
 def test_htaccess_translated():
     migrated = fixed("Order deny,allow\nDeny from all\nAllow from 10.0.0.1\n", "HT501", name="site.htaccess")
     assert migrated == "Require ip 10.0.0.1\n"

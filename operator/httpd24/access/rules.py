@@ -487,11 +487,13 @@ class HtaccessOverride(Rule):
     """
     ## What it does
     For `.htaccess` files of the configuration set whose directory the server
-    configuration names and that hold access control, finds those 2.4 does not read as
-    2.2 did: where no `AllowOverride` applies (2.2's default was `All`), 2.4 opens the
-    file and refuses every line in it (measured on 2.4: "... not allowed here", 500 for
-    every request under its directory); with `AllowOverride None` neither reads it (its
-    access control never applied); a file other than the `AccessFileName` is never read.
+    configuration names, finds those 2.4 does not read as 2.2 did: where no
+    `AllowOverride` applies (2.2's default was `All`), 2.4 opens the file and refuses
+    every line in it, access control or not (measured on 2.4: "... not allowed here",
+    500 for every request under its directory). For files that hold access control
+    (in their own lines or their sections'), also: with `AllowOverride None` neither
+    reads it (its access control never applied); a file other than the
+    `AccessFileName` is never read.
     Each server is judged on its own: a `<VirtualHost>`'s `<Directory>` sections merge
     over the main server's, and the main server counts only where some `Listen` reaches
     it (no virtual host takes that port for every address; a set without `Listen` is
@@ -535,16 +537,17 @@ class HtaccessOverride(Rule):
         model, _plan = _analysis(ctx)
         if not model.has_entry:
             return
+        # access lines of a file's sections (<Files>, <Limit>) count for the file
+        with_access = {id(home) for s in model.scopes if s.own.has_access and (home := htaccess_home(s)) is not None}
         for scope in model.scopes:
-            if scope.kind != "htaccess" or scope.dirpath is None:
+            if scope.kind != "htaccess" or scope.dirpath is None or not scope.lines:
                 continue
-            own = scope.own
-            if not own.has_access:
-                continue
+            has_access = id(scope) in with_access
+            anchor = _anchor(scope) or scope.lines[0]  # an access line, else the first line
             name = posixpath.basename(scope.file)
-            if model.access_file_names and name not in model.access_file_names:
+            if has_access and model.access_file_names and name not in model.access_file_names:
                 yield self.finding(
-                    _anchor(scope),
+                    anchor,
                     f"{scope.file}: httpd reads only {' '.join(model.access_file_names)} (AccessFileName); "
                     f"this file is never read",
                 )
@@ -553,7 +556,7 @@ class HtaccessOverride(Rule):
             wheres = model.allowoverrides_at(scope.dirpath)
             directory = f"<Directory {scope.dirpath.rstrip('/') or '/'}>"
             if None in wheres:
-                needs = " ".join(_classes_needed(scope))
+                needs = " ".join(_classes_needed(scope, has_access))
                 servers, where = "", directory
                 if any(wheres):
                     # Some hosts have their own; the others merge the main server's sections: written there,
@@ -566,16 +569,16 @@ class HtaccessOverride(Rule):
                     servers = " in " + " and ".join(labels)
                     where = f"a {directory} of the main server, outside every <VirtualHost>"
                 yield self.finding(
-                    _anchor(scope),
+                    anchor,
                     f"{scope.file}: no AllowOverride applies to {scope.dirpath}{servers} (2.2's default was All): 2.4 "
                     f"opens this file and refuses every line in it (\"... not allowed here\"), so every request under "
                     f"{scope.dirpath} answers 500; add `AllowOverride {needs}` to {where} (what its lines need "
                     f"once migrated)",
                 )
-            elif not any(override_of(at).read for at in wheres):
+            elif has_access and not any(override_of(at).read for at in wheres):
                 where = wheres[0]
                 yield self.finding(
-                    _anchor(scope),
+                    anchor,
                     f"{scope.file}: {written(where)} for {scope.dirpath} ({where.file}:{where.node.location.line}): "
                     f"httpd (2.2 as 2.4) never reads this file, its access control does not apply; add "
                     f"`AllowOverride AuthConfig` to {directory} if it should",
@@ -590,16 +593,16 @@ def _server_label(model: Model, server) -> str:
     return f"<VirtualHost> {names[0]}" if names else f"<VirtualHost {' '.join(server.args)}>"
 
 
-def _classes_needed(scope: Scope) -> list[str]:
+def _classes_needed(scope: Scope, access: bool = True) -> list[str]:
     """The AllowOverride classes the lines of the .htaccess file ``scope`` need on 2.4 once migrated: AuthConfig
-    for its access control (Require), the table's for the rest."""
-    needed = {"AuthConfig"}
+    for its access control (Require, where it has ``access`` lines), the table's for the rest."""
+    needed = {"AuthConfig"} if access else set()
     for item in scope.lines:
         key = ("<" if isinstance(item.node, Section) else "") + item.key
         classes = override_classes().get(key, ())
         if item.key not in COMPAT_KEYS and classes and not needed & set(classes):
             needed.add(classes[0])
-    return sorted(needed)
+    return sorted(needed) or ["All"]
 
 
 # -- HT506: invalid access directives -----------------------------------------------------------
