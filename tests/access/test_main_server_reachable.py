@@ -20,6 +20,10 @@ FORMS = ["*:{P}", "*", "_default_:{P}", "_default_", "127.0.0.1:{P}", "127.0.0.2
          "[::1]:{P}"]
 
 
+#: A line only a whole server configuration has: its Listen lines are all there are.
+WHOLE = "PidFile run/httpd.pid\n"
+
+
 def site(address: str) -> str:
     return f"DocumentRoot main\n<VirtualHost {address}>\n    DocumentRoot vh\n</VirtualHost>\n"
 
@@ -32,21 +36,31 @@ def test_the_model_knows_which_listens_reach_the_main_server(httpd, form):  # no
         main_answers = {port: request(port, "/f.txt").body == b"main\n" for port in ports}
     assert len(set(main_answers.values())) <= 2
     for port in ports:  # each Listen alone, as the model reads a configuration's Listen lines
-        text = f"Listen 127.0.0.1:{port}\n" + site(form.replace("{P}", str(ports[0])))
+        text = f"{WHOLE}Listen 127.0.0.1:{port}\n" + site(form.replace("{P}", str(ports[0])))
         model = build(ConfigSet.from_mapping({"httpd.conf": text}, entry="httpd.conf"))
         assert model.main_reachable == main_answers[port], (form, port, main_answers)
-    text = "".join(f"Listen 127.0.0.1:{port}\n" for port in ports) + site(form.replace("{P}", str(ports[0])))
+    text = WHOLE + "".join(f"Listen 127.0.0.1:{port}\n" for port in ports) + site(form.replace("{P}", str(ports[0])))
     model = build(ConfigSet.from_mapping({"httpd.conf": text}, entry="httpd.conf"))
     assert model.main_reachable == any(main_answers.values())
 
 
-def test_a_configuration_without_listen_keeps_the_main_server():
+def test_a_site_file_keeps_the_main_server():
     """A site file: the main configuration that includes it listens where the file cannot tell."""
     model = build(ConfigSet.from_mapping({"site.conf": site("*:80")}, entry="site.conf"))
     assert model.main_reachable and model.servers == [None, *model.vhosts]
 
 
-SSL = ("Listen 80\n<VirtualHost *:80>\n    DocumentRoot /srv/www\n</VirtualHost>\n"
+def test_a_fragments_listen_is_not_all_there_is():
+    """CentOS's conf.d/ssl.conf: its `Listen 443` sits beside httpd.conf's `Listen 80`, which it cannot see.
+    Only a whole configuration (a line such as PidFile, ServerRoot or User) says where every Listen is."""
+    text = "LoadModule ssl_module modules/mod_ssl.so\nListen 443\n" + site("_default_:443")
+    model = build(ConfigSet.from_mapping({"ssl.conf": text}, entry="ssl.conf"))
+    assert model.main_reachable and model.servers == [None, *model.vhosts]
+    whole = build(ConfigSet.from_mapping({"httpd.conf": WHOLE + text}, entry="httpd.conf"))
+    assert not whole.main_reachable and whole.servers == whole.vhosts
+
+
+SSL = ("User apache\nListen 80\n<VirtualHost *:80>\n    DocumentRoot /srv/www\n</VirtualHost>\n"
        "<IfModule mod_ssl.c>\n    Listen 443\n{vhost}</IfModule>\n{outside}")
 
 
@@ -65,7 +79,7 @@ def test_a_virtual_host_in_an_undecided_branch_takes_only_listens_of_that_branch
 
 DEBIAN = {
     # Debian's 2.2 layout: no <Directory> in the main server, everything in a name-based host on every Listen
-    "httpd.conf": ("Listen 80\nNameVirtualHost *:80\n<VirtualHost *:80>\n    DocumentRoot /srv/www\n"
+    "httpd.conf": ("ServerRoot /etc/httpd\nListen 80\nNameVirtualHost *:80\n<VirtualHost *:80>\n    DocumentRoot /srv/www\n"
                    "    <Directory /srv/www>\n        AllowOverride All\n        Order allow,deny\n"
                    "        Allow from all\n    </Directory>\n</VirtualHost>\n{more}"),
     "srv/www/a/.htaccess": "Order deny,allow\nDeny from all\nAllow from 127.0.0.2\n",

@@ -732,8 +732,9 @@ class Model:
     @property
     def servers(self) -> list[Section | None]:
         """Every server a request may reach: each virtual host, and the main one (None) unless the virtual
-        hosts take every Listen (``*:80`` beside ``Listen 80``; a `_default_:443` beside Listen 80 and 443
-        leaves it port 80: :func:`~httpd24.config.addresses.main_server_reachable`)."""
+        hosts take every Listen of a whole configuration (``*:80`` beside ``Listen 80``; a `_default_:443`
+        beside Listen 80 and 443 leaves it port 80: :func:`~httpd24.config.addresses.main_server_reachable`;
+        a fragment's Listen lines are not all there are: :attr:`Builder.whole_server`)."""
         return [None, *self.vhosts] if self.main_reachable or not self.vhosts else list(self.vhosts)
 
     def vhost_of(self, request: Request) -> Section | None:
@@ -1049,6 +1050,9 @@ class Builder:
         self.vhosts: list[Section] = []
         self.vhost_items: list[Item] = []
         self.listens: list[Item] = []
+        #: A line only a whole server configuration has (ServerRoot, PidFile, User): its Listen lines are
+        #: all there are, where a fragment's (ssl.conf's `Listen 443`) sit beside others it cannot see.
+        self.whole_server = False
         self.server_names: dict[int, list[str]] = {}
         self.hybrid_items: list[Item] = []
         self.dbm_24_names = False
@@ -1164,6 +1168,9 @@ class Builder:
                 continue
             if key == "listen":
                 self.listens.append(item)
+                continue
+            if key in _WHOLE_SERVER_KEYS:
+                self.whole_server = self.whole_server or (section is None and vhost is None)
                 continue
             if key in ("servername", "serveralias") and vhost is not None:
                 self.server_names.setdefault(id(vhost), []).extend(item.args)
@@ -1373,7 +1380,7 @@ class Builder:
             rewrite_inherited=self.rewrite_inherited,
             vhosts=self.vhosts,
             server_names=self.server_names,
-            main_reachable=main_server_reachable(self.listens, self.vhost_items),
+            main_reachable=not self.whole_server or main_server_reachable(self.listens, self.vhost_items),
             has_compat=bool(self.compat_items),
             has_24_syntax=bool(self.hybrid_items) or self.dbm_24_names,
             access_file_names=self.access_file_names,
@@ -1417,11 +1424,14 @@ def override_refused(item: Item, at: Item) -> str:
             f"({at.file}:{at.node.location.line}{where}) does not let it in")
 
 
+#: Directives of the main server configuration only (:attr:`Builder.whole_server`).
+_WHOLE_SERVER_KEYS = frozenset({"serverroot", "pidfile", "user"})
+
 _READ_KEYS = (
     SCOPE_KEYS | COMPAT_KEYS | AUTHZ_CONTAINERS
     | {"virtualhost", "listen", "servername", "serveralias", "documentroot", "alias", "scriptalias", "allowoverride",
        "options", "accessfilename", "require", "authtype", "authmerging", "authgroupfile", "authdbmgroupfile", "loadmodule",
-       "rewriteoptions", "limit", "limitexcept"} | remap.KEYS
+       "rewriteoptions", "limit", "limitexcept"} | _WHOLE_SERVER_KEYS | remap.KEYS
     | frozenset(authz22.AUTHORITATIVE_KEYS) | {"authzdbmtype"}
 )
 
