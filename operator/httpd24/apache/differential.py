@@ -1728,6 +1728,20 @@ def _explicit(rng, lines: list[str], indent: str) -> list[str]:
 _GEN_HTACCESS = ("srv/www/.htaccess", "srv/www/a/.htaccess", "srv/www/a/b/.htaccess", "srv/www/c/.htaccess")
 
 
+def _random_htaccess_files(rng) -> dict[str, str]:
+    """One or two .htaccess files of :data:`_GEN_HTACCESS`: what a section body holds, sometimes with a
+    ``<Files>`` or ``<Limit>`` section of their own."""
+    files = {}
+    for name in rng.sample(_GEN_HTACCESS, rng.choice((1, 1, 2))):
+        body = _wide_body(rng, auth=rng.random() < 0.3, indent="", explicit=False)
+        if rng.random() < 0.25:
+            kind, arg = rng.choice(_WIDE_NESTED_FILES)
+            tag_name, tag = _wide_tag(rng, kind, arg)
+            body += [tag, *_wide_body(rng, auth=False, indent="    ", explicit=False), f"</{tag_name}>"]
+        files[name] = "\n".join(body or ["Order deny,allow", "Deny from all"]) + "\n"
+    return files
+
+
 def random_config_htaccess(rng) -> dict[str, str]:
     """A :func:`random_config_wide` configuration with an ``AllowOverride`` that lets access lines through
     and one or two .htaccess files below its DocumentRoot (what a section body holds, ``<Files>`` and
@@ -1736,13 +1750,7 @@ def random_config_htaccess(rng) -> dict[str, str]:
     override = rng.choice(("All", "All", "AuthConfig Limit", "Limit AuthConfig Options"))
     lines.insert(1, f"<Directory {_DOCROOT}>\n    AllowOverride {override}\n</Directory>\n")
     files = {"httpd.conf": "".join(lines)}
-    for name in rng.sample(_GEN_HTACCESS, rng.choice((1, 1, 2))):
-        body = _wide_body(rng, auth=rng.random() < 0.3, indent="", explicit=False)
-        if rng.random() < 0.25:
-            kind, arg = rng.choice(_WIDE_NESTED_FILES)
-            tag_name, tag = _wide_tag(rng, kind, arg)
-            body += [tag, *_wide_body(rng, auth=False, indent="    ", explicit=False), f"</{tag_name}>"]
-        files[name] = "\n".join(body or ["Order deny,allow", "Deny from all"]) + "\n"
+    files.update(_random_htaccess_files(rng))
     return files
 
 
@@ -1784,13 +1792,7 @@ def random_config_vhosts(rng) -> dict[str, str]:
     for at, _n, host in sorted(hosts, reverse=True):  # from the end: the places drawn stay where they were
         lines.insert(at, host)
     files = {"httpd.conf": "".join(lines)}
-    for name in rng.sample(_GEN_HTACCESS, rng.choice((1, 1, 2))):
-        body = _wide_body(rng, auth=rng.random() < 0.3, indent="", explicit=False)
-        if rng.random() < 0.25:
-            kind, arg = rng.choice(_WIDE_NESTED_FILES)
-            tag_name, tag = _wide_tag(rng, kind, arg)
-            body += [tag, *_wide_body(rng, auth=False, indent="    ", explicit=False), f"</{tag_name}>"]
-        files[name] = "\n".join(body or ["Order deny,allow", "Deny from all"]) + "\n"
+    files.update(_random_htaccess_files(rng))
     return files
 
 
