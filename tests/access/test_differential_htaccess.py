@@ -153,7 +153,7 @@ def test_a_migration_writes_2_2_s_default_where_no_allowoverride_applies(httpd):
     left = lint(ConfigSet.from_mapping({k: v.decode() for k, v in safe.files.items()}, entry="httpd.conf"),
                 select=["HT505"])
     assert [f.file for f in left] == ["srv/www/a/.htaccess"]
-    assert "add `AllowOverride AuthConfig` to <Directory /srv/www/a>" in left[0].message
+    assert "add `AllowOverride AuthConfig` (what its lines need once migrated) to <Directory /srv/www/a>" in left[0].message
 
 
 #: No <Directory> names srv/www/a or a parent: the model cannot tell where the file lies, places it nowhere, and

@@ -223,9 +223,36 @@ def test_ht505_names_the_servers_without_an_allowoverride_and_where_to_write_it(
                            "</VirtualHost>\n<VirtualHost *:80>\n    ServerName v2.example\n</VirtualHost>\n")
     [finding] = lint(configset(files), select=["HT505"])
     assert "no AllowOverride applies to /srv/www/a/ in the main server and <VirtualHost> v2.example " in finding.message
-    assert ("add `AllowOverride AuthConfig` to a <Directory /srv/www/a> of the main server, outside every "
-            "<VirtualHost> (" in finding.message), finding.message
+    assert finding.message.endswith("add `AllowOverride AuthConfig` (what its lines need once migrated) to a "
+                                    "<Directory /srv/www/a> of the main server, outside every <VirtualHost>"), finding.message
     assert "never reads" not in finding.message
+
+
+def test_ht505_says_which_hosts_a_main_server_allowoverride_would_override(httpd):
+    """v1 keeps .htaccess files out with its own `<Directory />` line; the main server and v2 have none. The
+    main-server <Directory /srv/www/a> HT505 asks for sorts after v1's shallower line and decides for v1 too:
+    the message says so and how to keep v1's (measured on apache2: following both pieces of advice, v1 still
+    ignores the file and v2 reads it)."""
+    from httpd24.apache import differential
+
+    files = {"httpd.conf": ("DocumentRoot /srv/www\n<Directory /srv/www>\n    DirectoryIndex index.html\n</Directory>\n"
+                            "<VirtualHost *:80>\n    ServerName v1.example\n"
+                            "    <Directory />\n        AllowOverride None\n    </Directory>\n</VirtualHost>\n"
+                            "<VirtualHost *:80>\n    ServerName v2.example\n</VirtualHost>\n"),
+             "srv/www/a/.htaccess": "Order deny,allow\nDeny from all\nAllow from 127.0.0.2\n"}
+    [finding] = lint(configset(files), select=["HT505"])
+    assert ("it would override <VirtualHost> v1.example's `AllowOverride None` (httpd.conf:8)" in finding.message
+            and "write that line again in a <Directory /srv/www/a> of that host" in finding.message), finding.message
+    advised = dict(files, **{"httpd.conf": files["httpd.conf"].replace(
+        "DocumentRoot /srv/www\n", "DocumentRoot /srv/www\n<Directory /srv/www/a>\n    AllowOverride AuthConfig Limit\n"
+        "</Directory>\n").replace("    </Directory>\n</VirtualHost>\n<VirtualHost",
+                                   "    </Directory>\n    <Directory /srv/www/a>\n        AllowOverride None\n"
+                                   "    </Directory>\n</VirtualHost>\n<VirtualHost")})
+    assert lint(configset(advised), select=["HT505"]) == []
+    statuses = differential.run(advised, httpd=httpd)
+    got = {(q.unit.split()[0], q.source): differential.access_answer(s) for q, s in statuses.items()
+           if q.path == "/a/f.html" and q.method == "GET" and not q.user and not q.env}
+    assert (got[("vhost1", "127.0.0.1")], got[("vhost2", "127.0.0.1")], got[("vhost2", "127.0.0.2")]) == (200, 403, 200)
 
 
 @pytest.mark.parametrize("body", [

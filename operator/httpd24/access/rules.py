@@ -13,7 +13,7 @@ from . import authz22
 from . import expr as X
 from .apply import _items, apply_scope_plan, plan_nodes, provider_as_24, REMOVED_KEYS
 from .model import (COMPAT_KEYS, NATIVE_24_PROVIDERS, Effective, Model, Scope, build, fold, htaccess_home,
-                    override_of, quoted_provider, written)
+                    normalize_dir, override_of, quoted_provider, written)
 from .plan import (
     Inexact,
     Plan,
@@ -568,12 +568,17 @@ class HtaccessOverride(Rule):
                         labels.append(f"{len(without) - 3} more virtual hosts")
                     servers = " in " + " and ".join(labels)
                     where = f"a {directory} of the main server, outside every <VirtualHost>"
+                    kept = _kept_out_above(model, scope.dirpath)
+                    if kept:
+                        where += (f"; it would override {' and '.join(kept)} (a host's line above the directory"
+                                  f" merges before a deeper main-server one): write that line again in a {directory}"
+                                  f" of that host to keep it")
                 yield self.finding(
                     anchor,
                     f"{scope.file}: no AllowOverride applies to {scope.dirpath}{servers} (2.2's default was All): 2.4 "
                     f"opens this file and refuses every line in it (\"... not allowed here\"), so every request under "
-                    f"{scope.dirpath} answers 500; add `AllowOverride {needs}` to {where} (what its lines need "
-                    f"once migrated)",
+                    f"{scope.dirpath} answers 500; add `AllowOverride {needs}` (what its lines need once migrated) "
+                    f"to {where}",
                 )
             elif has_access and not any(override_of(at).read for at in wheres):
                 where = wheres[0]
@@ -583,6 +588,21 @@ class HtaccessOverride(Rule):
                     f"httpd (2.2 as 2.4) never reads this file, its access control does not apply; add "
                     f"`AllowOverride AuthConfig` to {directory} if it should",
                 )
+
+
+def _kept_out_above(model: Model, dirpath: str) -> list[str]:
+    """The hosts whose own AllowOverride above ``dirpath`` (a shallower <Directory> of the host) decides there:
+    a main-server <Directory dirpath> would take its place for them (httpd sorts by depth first)."""
+    depth = dirpath.count("/")
+    out = []
+    for server in model.servers:
+        at = model.allowoverride_at(dirpath, server) if server is not None else None
+        section = at.in_section("directory") if at is not None else None
+        if at is None or section is None or at.in_section("virtualhost") is None:
+            continue
+        if normalize_dir(section.args[0].strip("\"'")).count("/") < depth:
+            out.append(f"{_server_label(model, server)}'s `{written(at)}` ({at.file}:{at.node.location.line})")
+    return out
 
 
 def _server_label(model: Model, server) -> str:
