@@ -34,7 +34,6 @@ def test_the_model_knows_which_listens_reach_the_main_server(httpd, form):  # no
     with Instance(files, "site.conf", ["authz_core_module"], httpd=httpd, ports=2) as srv:
         ports = srv.ports
         main_answers = {port: request(port, "/f.txt").body == b"main\n" for port in ports}
-    assert len(set(main_answers.values())) <= 2
     for port in ports:  # each Listen alone, as the model reads a configuration's Listen lines
         text = f"{WHOLE}Listen 127.0.0.1:{port}\n" + site(form.replace("{P}", str(ports[0])))
         model = build(ConfigSet.from_mapping({"httpd.conf": text}, entry="httpd.conf"))
