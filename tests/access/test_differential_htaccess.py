@@ -371,4 +371,6 @@ def test_vhosts_translations_match(httpd, access, capsys):
             + "".join(f"--- {name}\n{text}" for name, text in t.items()) + what for i, t, what in bad[:4]),
             pytrace=False)
     # .htaccess files read by some servers only make many sections mean several things: most are refused.
-    assert len(judged) * 20 > VHOSTS_COUNT, f"only {len(judged)} of {VHOSTS_COUNT} configurations could be judged"
+    # About 11% are judged (168 of 1,500, seeds 41-45), 17 of 150 on average; a bound of 2% (3 of 150) keeps
+    # the test from being vacuous and is 3.7 standard deviations away (1/5 was 2.4: one CI run in 125).
+    assert len(judged) * 50 > VHOSTS_COUNT, f"only {len(judged)} of {VHOSTS_COUNT} configurations could be judged"
