@@ -511,6 +511,7 @@ class AllowOverrideDefault(Rule):
                 sections.append((item, path, server))
         positions: dict[int, dict[int, int]] = {}  # for _mentions_htaccess
         reach: dict[int | None, tuple[set[str], list[str]]] = {}  # server -> (paths, wildcards) that reach it
+        hosts_own = [(set(own), [p for p in own if is_wildcard(p)]) for key, own in overridden.items() if key is not None]
         for item, path, server in sections:
             if server not in reach:
                 # a host merges the main server's sections and its own, not another host's
@@ -518,9 +519,7 @@ class AllowOverrideDefault(Rule):
                 reach[server] = (set(paths), [p for p in paths if is_wildcard(p)])
             if _covered(path, *reach[server]):
                 continue  # a parent directory (or this one, elsewhere) sets it
-            if server is None and path != "/" and any(
-                    _covered(posixpath.dirname(path), set(own), [p for p in own if is_wildcard(p)])
-                    for key, own in overridden.items() if key is not None):
+            if server is None and path != "/" and any(_covered(posixpath.dirname(path), *own) for own in hosts_own):
                 # A main-server section merges into every host, and its `AllowOverride All` would override, below
                 # it, what a host set above it (`<Directory />` None): left to HT505. A host's line at this very
                 # path is merged after the main server's and keeps deciding for that host.
