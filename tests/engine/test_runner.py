@@ -114,6 +114,15 @@ def test_a_pass_that_changes_nothing_is_a_failure_not_a_fix():
                                "please report it); make the change by hand, as the finding says"]
 
 
+def test_applied_findings_are_in_file_order_whatever_pass_fixed_them():
+    """The BOM's fix holds LockFile's (the same first line) back to a second pass: the summary listed
+    LockFile after the MaxClients below it, out of the order lint prints."""
+    text = "\ufeffLockFile /var/lock/accept.lock\nMaxClients 5\nMaxRequestsPerChild 4\n"
+    result = migrate(ConfigSet.from_mapping({"httpd.conf": text}, entry="httpd.conf"))
+    assert {"HT003", "HT110", "HT101", "HT102"} <= {f.code for f in result.applied}
+    assert [(f.line, f.column) for f in result.applied] == sorted((f.line, f.column) for f in result.applied)
+
+
 def test_remaining_are_the_unfixed_findings():
     cs = ConfigSet.from_mapping({"httpd.conf": "MaxClients 1\n"}, entry="httpd.conf")
     result = migrate(cs, select=["HT101"], applicability=Applicability.SAFE)

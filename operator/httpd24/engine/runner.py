@@ -126,6 +126,7 @@ class Migration:
 
     files: dict[str, bytes]
     original: dict[str, bytes]
+    #: The findings fixed, in file order (as lint lists them).
     applied: list[Finding] = field(default_factory=list)
     remaining: list[Finding] = field(default_factory=list)
     #: Fix passes thrown away because their result did not parse.
@@ -288,7 +289,7 @@ def _migrate(configset, target, select, ignore, defaults, applicability, source_
     files = {name: doc.render() for name, doc in current.documents.items()}
     for name, data in original.items():
         files.setdefault(name, data)  # files that did not parse are kept as they were
-    return Migration(files, original, applied, remaining, failures, current, cycle,
+    return Migration(files, original, sorted(applied, key=_file_order), remaining, failures, current, cycle,
                      [f.detached() for f in silenced], memory.get("source"), found, excluded, edited)
 
 
