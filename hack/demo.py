@@ -227,11 +227,6 @@ def in_namespace(manifest: str, namespace: str) -> str:
     return yaml.safe_dump_all(docs, sort_keys=False)
 
 
-def ready_replicasets(kube: Kube, namespace: str, server: str) -> list[dict]:
-    items = kube.json("get", "replicasets", "-n", namespace, "-l", f"httpd24.io/server={server}")["items"]
-    return [rs for rs in items if (rs.get("status") or {}).get("readyReplicas")]
-
-
 def run_demo(args: argparse.Namespace) -> int:
     suffix = f"-{args.suffix}" if args.suffix else ""
     release, system_ns = f"httpd24-demo{suffix}", f"httpd24-demo-system{suffix}"

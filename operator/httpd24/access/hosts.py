@@ -47,10 +47,6 @@ class Entry:
             return False
         return (int(addr) & self.mask) == self.network
 
-    @property
-    def negative_word(self) -> str:
-        return self.text
-
 
 def _inet_pton4(text: str) -> int | None:
     """APR's inet_pton4: exactly four dotted decimal octets (leading zeros allowed)."""

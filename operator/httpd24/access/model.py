@@ -756,9 +756,6 @@ class Model:
         root = self.document_root.get(key) or self.document_root.get(None) or "/usr/local/apache2/htdocs"
         return root.rstrip("/") + url
 
-    def url_to_fs(self, url: str, vhost: Section | None) -> str:
-        return self.filename(url, vhost)
-
     # -- which scopes a request meets --------------------------------------------------------
     def chain(self, request: Request, index: str | None = None) -> list[Scope]:
         """The scopes ``request`` meets, in merge order; ``index``: those of mod_dir's subrequest for that file of

@@ -481,12 +481,6 @@ def _short(item: Item) -> str:
     return text
 
 
-class _Need(NamedTuple):
-    module: str
-    when: str
-    note: str
-
-
 class _Collector:
     """Requirements of the live items of one view."""
 
@@ -510,7 +504,6 @@ class _Collector:
         self.filter_names: set[str] = set()
         self.authn_aliases: dict[str, str] = {}
         self.authz_aliases: dict[str, str] = {}
-        self.handler_names: set[str] = set()
 
     # -- which items count
     def _counts(self, item: Item) -> bool:

@@ -13,7 +13,6 @@ Endpoints (``--metrics-port``, default 8080):
 
 from __future__ import annotations
 
-import asyncio
 import collections
 import json
 import time
@@ -108,10 +107,3 @@ async def serve(addr: str, port: int, state: State = STATE) -> web.AppRunner:
     await site.start()
     return runner
 
-
-async def run_forever(addr: str, port: int, state: State = STATE) -> None:
-    runner = await serve(addr, port, state)
-    try:
-        await asyncio.Event().wait()
-    finally:
-        await runner.cleanup()
