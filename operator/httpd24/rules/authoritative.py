@@ -506,13 +506,17 @@ class AuthDefaultAuthoritative(Rule):
 
     ## Example
     ```apache
-    AuthType Basic
-    AuthDefaultAuthoritative Off
+    <Location /private>
+        AuthType Basic
+        AuthDefaultAuthoritative Off
+    </Location>
     ```
 
     ## Use instead
     ```apache
-    AuthType Basic
+    <Location /private>
+        AuthType Basic
+    </Location>
     ```
 
     ## Fix safety

@@ -29,14 +29,18 @@ class DebugLevelOption(Rule):
 
     ## Example
     ```apache
-    CharsetOptions ImplicitAdd DebugLevel=4
-    ExtFilterOptions DebugLevel=1 LogStderr
+    <Directory /srv/www>
+        CharsetOptions ImplicitAdd DebugLevel=4
+        ExtFilterOptions DebugLevel=1 LogStderr
+    </Directory>
     ```
 
     ## Use instead
     ```apache
-    CharsetOptions ImplicitAdd
-    ExtFilterOptions LogStderr
+    <Directory /srv/www>
+        CharsetOptions ImplicitAdd
+        ExtFilterOptions LogStderr
+    </Directory>
     # only if the debug output is wanted
     LogLevel charset_lite:trace1 ext_filter:debug
     ```

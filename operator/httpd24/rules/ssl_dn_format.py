@@ -50,13 +50,17 @@ class SSLDNVariableFormat(Rule):
 
     ## Example
     ```apache
-    SSLRequire %{SSL_CLIENT_S_DN} eq "/C=DE/O=Example/CN=Jane"
+    <Location /admin>
+        SSLRequire %{SSL_CLIENT_S_DN} eq "/C=DE/O=Example/CN=Jane"
+    </Location>
     ```
 
     ## Use instead
     ```apache
-    SSLOptions +LegacyDNStringFormat
-    SSLRequire %{SSL_CLIENT_S_DN} eq "/C=DE/O=Example/CN=Jane"
+    <Location /admin>
+        SSLOptions +LegacyDNStringFormat
+        SSLRequire %{SSL_CLIENT_S_DN} eq "/C=DE/O=Example/CN=Jane"
+    </Location>
     ```
 
     ## Fix safety

@@ -246,7 +246,9 @@ class HtpasswdMD5Default(Rule):
 
     ## Example
     ```apache
-    AuthUserFile /etc/apache2/passwd
+    <Location /private>
+        AuthUserFile /etc/apache2/passwd
+    </Location>
     ```
 
     ## Use instead
