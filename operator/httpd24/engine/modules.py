@@ -40,7 +40,9 @@ absence shows:
 * ``"startup"`` -- ``-t`` passes but the server does not start (post-config
   checks, e.g. mod_proxy_balancer without mod_slotmem_shm, AH01177);
 * ``"runtime"`` -- the server starts but requests fail or behave differently
-  (a handler or filter name, a proxy scheme, the default authn provider).
+  (a handler or filter name, a proxy scheme, the default authn provider, an
+  ``<IfModule>`` that tests the module: httpd reads the other branch, which
+  ``-t`` notices only where that branch does not parse).
 
 Files of the set named like ``AccessFileName`` (``.htaccess``) that nothing includes
 count too, as ``runtime`` reasons: httpd reads them per request.
@@ -998,7 +1000,7 @@ def _required_modules(configset: ConfigSet, target: Target) -> ModuleRequirement
     # if something tests it, since the analysis read those blocks that way.
     if "authz_core_module" not in reasons and "authz_core_module" in collector.tested:
         for item in collector.tested["authz_core_module"]:
-            collector.add(item, "authz_core_module", CONFIGTEST,
+            collector.add(item, "authz_core_module", RUNTIME,
                           "the configuration tests mod_authz_core; without it the 2.2 branch of "
                           "<IfModule !mod_authz_core.c> is read instead")
     for module in sorted(loaded_by_config):
@@ -1006,7 +1008,7 @@ def _required_modules(configset: ConfigSet, target: Target) -> ModuleRequirement
             for load in config_loads[module]:
                 collector.add(load, module, STARTUP, "loaded by the configuration and tested by <IfModule>")
             for item in collector.tested[module]:
-                collector.add(item, module, CONFIGTEST, "an <IfModule> of a loaded module (its block is read)")
+                collector.add(item, module, RUNTIME, "an <IfModule> of a loaded module (its block is read)")
     # Every request passes mod_authz_core: without it httpd answers 500 to all of them.
     collector.add(
         None, "authz_core_module", RUNTIME,
