@@ -229,7 +229,8 @@ def test_verify_without_httpd_says_so(monkeypatch):
 
 
 def test_prepare_moves_paths_and_keeps_access_directives():
-    text = ("ServerRoot /etc/httpd\nListen 80\nDocumentRoot /var/www/html\nLoadModule x y\n"
+    # Listen 8080: a request still reaches the main server (test_main_server_reachable)
+    text = ("ServerRoot /etc/httpd\nListen 80\nListen 8080\nDocumentRoot /var/www/html\nLoadModule x y\n"
             "<Directory /var/www/html/private>\n    Options Indexes\n    Order allow,deny\n    Allow from 10.1\n"
             "    AuthUserFile /etc/secret/pw\n</Directory>\n<VirtualHost *:80>\n    <Location /x>\n"
             "        Deny from all\n    </Location>\n</VirtualHost>\n")

@@ -332,6 +332,11 @@ def test_the_vhosts_shape_writes_virtual_hosts_with_their_own_allowoverride():
     assert any("AllowOverride" not in t.replace("\n        AllowOverride", "") for t in texts)  # none of its own
     assert any("ServerName v3.example" in t for t in texts) and any("    DocumentRoot /srv/www/" in t for t in texts)
     assert any("    <Directory />\n        AllowOverride" in t for t in texts)
+    # whole configurations whose hosts take every Listen (the main server answers nothing), and one they do not
+    whole = "PidFile run/httpd.pid\nListen 80\n"
+    assert any(t.startswith(whole) and "Listen 8080" not in t for t in texts)
+    assert any(t.startswith(whole + "Listen 8080\n") for t in texts)
+    assert any(not t.startswith(whole) for t in texts)
     assert len(set(map(str, configs))) >= 95
 
 

@@ -98,3 +98,42 @@ def test_ht505_asks_for_an_allowoverride_only_where_the_main_server_answers(more
     assert bool(found) is reported, [f.message for f in found]
     if reported:
         assert "in the main server" in found[0].message
+
+
+#: A main-server <Location> over the host's DocumentRoot, an .htaccess file in the main server's: ``/a/b`` is
+#: /srv/www/a/b in the main server and /srv/www/a/a/b in the host (shrunk from a refused vhosts-shape draw).
+LOCATION_IN_HOSTS = {
+    "httpd.conf": ("DocumentRoot /srv/www\n<Directory /srv/www>\n</Directory>\n<Location ~ \"^/a/b\">\n"
+                   "    Deny from 127.0.0.9\n    Require user carol\n</Location>\n<VirtualHost *:80>\n"
+                   "    ServerName v1.example\n    DocumentRoot /srv/www/a\n    <Directory /srv/www/a/b>\n"
+                   "    </Directory>\n</VirtualHost>\n"),
+    "srv/www/.htaccess": "Satisfy Any\n",
+}
+
+
+@pytest.mark.parametrize(("head", "units"), [
+    (WHOLE + "Listen 80\n", ["vhost1"]),
+    (WHOLE + "Listen 80\nListen 8080\n", ["main", "vhost1"]),
+    ("Listen 80\n", ["main", "vhost1"]),  # a fragment: its Listen lines are not all there are
+])
+def test_the_harness_runs_the_main_server_only_where_a_request_reaches_it(head, units):
+    from httpd24.apache import differential
+
+    files = dict(LOCATION_IN_HOSTS, **{"httpd.conf": head + LOCATION_IN_HOSTS["httpd.conf"]})
+    assert [label.split()[0] for label in differential.prepare(files)] == units
+
+
+def test_a_main_server_section_is_translated_for_the_servers_requests_reach(httpd):  # noqa: F811
+    """Where the hosts take every Listen, a main-server <Location> means what it means in the hosts alone,
+    not also what it would mean in the main server: translated, not refused, and proven on apache2. The
+    candidate is ``httpd24 migrate``'s (translate() and then HT301's AllowOverride), as in the vhosts shape."""
+    from httpd24 import access
+    from httpd24.apache import differential
+
+    files = dict(LOCATION_IN_HOSTS, **{"httpd.conf": WHOLE + "Listen 80\n" + LOCATION_IN_HOSTS["httpd.conf"]})
+    original = ConfigSet.from_mapping(files, entry="httpd.conf")
+    [report] = differential.compare_many(
+        [differential.Case("hosts only", access.normalize_22(original),
+                           differential.with_override_default(access.translate)(original))], httpd=httpd)
+    assert report.ok, report.format()
+    assert not differential.against_model(report, files)

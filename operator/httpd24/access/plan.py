@@ -148,8 +148,9 @@ class Remapped:
 
 
 def _servers(scope: Scope, model: Model) -> list:
-    """The servers whose requests a scope applies to: a main-server section applies in every virtual host."""
-    return [scope.vhost] if scope.vhost is not None else [None, *model.vhosts]
+    """The servers whose requests a scope applies to: a main-server section applies in every virtual host,
+    and in the main server where some request reaches it (:attr:`Model.servers`)."""
+    return [scope.vhost] if scope.vhost is not None else model.servers
 
 
 def _remaps_in(vhost, model: Model) -> list[remap.Remap]:

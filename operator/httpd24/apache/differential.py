@@ -81,7 +81,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
 
-from ..access.model import alias_rest, fnmatch_pathname, htaccess_dir, normalize_dir
+from ..access.model import alias_rest, build, fnmatch_pathname, htaccess_dir, normalize_dir
 from ..config import ConfigSet, Directive, Section, Target, module_identifier
 from ..config.errors import ParseError
 from ..config.options import known, refusal_24
@@ -542,7 +542,9 @@ class _Extractor:
         # one the model does not place applies nowhere (access.model.htaccess_dir): not written either
         placed = [(where, _inline(cs, document=n)) for n in files
                   if (where := htaccess_dir(n, cs.server_root, dirs)) is not None]
-        out = [("main", self.unit(main, htaccess=htaccess, files=placed))]
+        # where the virtual hosts take every Listen of a whole configuration no request meets the main server
+        reached = not vhosts or build(cs).main_reachable
+        out = [("main", self.unit(main, htaccess=htaccess, files=placed))] if reached else []
         for i, (node, children) in enumerate(vhosts, 1):
             # no line number: the migrated file may have more lines, the units must still pair up
             label = f"vhost{i} <VirtualHost {' '.join(node.args)}> ({node.location.file})"
@@ -1751,7 +1753,15 @@ def random_config_htaccess(rng) -> dict[str, str]:
     lines.insert(1, f"<Directory {_DOCROOT}>\n    AllowOverride {override}\n</Directory>\n")
     files = {"httpd.conf": "".join(lines)}
     files.update(_random_htaccess_files(rng))
+    r = rng.random()  # drawn last: the rest of each configuration is the one drawn before this line was added
+    if r < 0.4:
+        files["httpd.conf"] = _WHOLE_SERVERS[0 if r < 0.3 else 1] + files["httpd.conf"]
     return files
+
+
+#: The first lines of a whole server configuration (a PidFile: a fragment has none) whose virtual hosts take
+#: every Listen, so that no request reaches the main server, and of one where port 8080 still does.
+_WHOLE_SERVERS = ("PidFile run/httpd.pid\nListen 80\n", "PidFile run/httpd.pid\nListen 80\nListen 8080\n")
 
 
 #: The AllowOverride lines the "vhosts" shape writes: those that open an .htaccess file to access lines, to
@@ -1762,11 +1772,12 @@ _GEN_OVERRIDES = ("None", "All", "AuthConfig", "Limit", "AuthConfig Limit", "Opt
 def random_config_vhosts(rng) -> dict[str, str]:
     """A :func:`random_config_wide` configuration with one to three ``<VirtualHost *:80>`` sections, each with
     <Directory> sections of its own (AllowOverride and access lines), sometimes a DocumentRoot of its own, and
-    one or two .htaccess files as :func:`random_config_htaccess` writes them. httpd merges a host's <Directory>
-    sections over the main server's (the host's last among those of the same depth), so whether a host's
-    requests read a file is its own affair; the main server has an AllowOverride of its own, ``<Directory />
-    AllowOverride None`` or none at all. A host may stand between the main server's sections: it merges
-    after them all the same."""
+    one or two .htaccess files as :func:`random_config_htaccess` writes them. Some are whole configurations
+    whose hosts take every Listen, where no request reaches the main server (:data:`_WHOLE_SERVERS`). httpd
+    merges a host's <Directory> sections over the main server's (the host's last among those of the same
+    depth), so whether a host's requests read a file is its own affair; the main server has an AllowOverride
+    of its own, ``<Directory /> AllowOverride None`` or none at all. A host may stand between the main
+    server's sections: it merges after them all the same."""
     lines = random_config_wide(rng, max_sections=3).splitlines(keepends=True)
     r = rng.random()
     if r < 0.3:
@@ -1793,7 +1804,15 @@ def random_config_vhosts(rng) -> dict[str, str]:
         lines.insert(at, host)
     files = {"httpd.conf": "".join(lines)}
     files.update(_random_htaccess_files(rng))
+    r = rng.random()  # drawn last: the rest of each configuration is the one drawn before this line was added
+    if r < 0.4:
+        files["httpd.conf"] = _WHOLE_SERVERS[0 if r < 0.3 else 1] + files["httpd.conf"]
     return files
+
+
+#: The first lines of a whole server configuration (a PidFile: a fragment has none) whose virtual hosts take
+#: every Listen, so that no request reaches the main server, and of one where port 8080 still does.
+_WHOLE_SERVERS = ("PidFile run/httpd.pid\nListen 80\n", "PidFile run/httpd.pid\nListen 80\nListen 8080\n")
 
 
 def random_configs(seed: int, count: int, start: int = 0, *, shapes: str = "narrow") -> list[tuple[int, str | dict[str, str]]]:
