@@ -340,6 +340,23 @@ def test_module_not_loaded_goes_with_the_main_files_loadmodule_lines():
         "configuration did not load\nLoadModule mpm_event_module modules/mod_mpm_event.so\n")
 
 
+@pytest.mark.apache
+@pytest.mark.parametrize("block", [
+    "<IfDefine SSL>\nLoadModule ssl_module {dir}/mod_ssl.so\n</IfDefine>\n",  # Gentoo's and SUSE's 2.2 layout
+    "<IfModule !mod_php5.c>\n<IfDefine PHP>\nLoadModule php5_module {dir}/libphp5.so\n</IfDefine>\n</IfModule>\n",
+])
+def test_module_not_loaded_is_loaded_outside_the_conditional_block_of_the_last_loadmodule(httpd, block):  # noqa: F811
+    """The last LoadModule sits in a block httpd reads only with -D SSL: the MPM and mod_authz_core added after
+    it were loaded only with -D SSL, and without it 2.4 refused to start ("No MPM loaded")."""
+    text = (f"LoadModule auth_basic_module {MODDIR}/mod_auth_basic.so\n" + block.format(dir=MODDIR)
+            + "<Location /x>\n    AuthType Basic\n    AuthName x\n    AuthUserFile /dev/null\n"
+            "    Require valid-user\n</Location>\n")
+    out = fixed(text, "HT404")
+    assert out.startswith(text.split("<Location")[0] + "# httpd24 (HT404): modules httpd 2.4 needs"), out
+    result = configtest({"s.conf": out}, "s.conf", [], httpd=httpd)  # nothing loaded from outside
+    assert result.ok, result.output
+
+
 # A block on a module the configuration does not load is skipped by httpd: what its directives need is
 # not needed. /tmp/hC cachedisk: HT404 loaded mod_cache_disk alone for <IfModule mod_cache.c>, and 2.4
 # then refused to load it (undefined symbol ap_cache_cacheable_headers_in: it needs mod_cache).

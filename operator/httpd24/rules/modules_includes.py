@@ -71,10 +71,14 @@ def _module_dir(path: str) -> str:
 
 
 def _after_loads(last: Item) -> Node:
-    """Where added LoadModule lines go: after ``last``, unless its file is one of those an Include
-    wildcard reads (Debian's mods-enabled/*.load, links into mods-available/), where a line would go
-    with that file's module (``a2dismod mpm_event``, the usual step to change MPM, would drop it): then
-    after that Include."""
+    """Where added LoadModule lines go: after ``last``, unless it sits in a conditional block (``<IfDefine
+    SSL>``, Gentoo's and SUSE's 2.2 layout: the MPM would load only with -D SSL), then after the outermost
+    one, so that httpd reads them whatever the block decides, and after the modules the block loads; or
+    unless its file is one of those an Include wildcard reads (Debian's mods-enabled/*.load, links into
+    mods-available/), where a line would go with that file's module (``a2dismod mpm_event``, the usual
+    step to change MPM, would drop it): then after that Include."""
+    if last.context:
+        return last.context[0]
     include = last.via[-1] if last.via else None
     if include is not None and include.args and is_wildcard(include.args[0]):
         return include
@@ -414,7 +418,8 @@ class ModuleNotLoaded(Rule):
 
     ## Fix safety
     Safe: it adds the missing `LoadModule` lines (every missing module at
-    once) after the main file's last one (else after the last one httpd reads,
+    once) after the main file's last one (after the whole `<IfDefine>` or
+    `<IfModule>` block when that one sits in one; else after the last one httpd reads,
     never in a file nothing includes; if that file is one of those an `Include`
     wildcard reads, such as Debian's `mods-enabled/*.load`, after that
     `Include`, where no `a2dismod` takes them away), never a module that a
