@@ -324,3 +324,28 @@ def test_real_httpd_accept_lock_before_the_modules_a_configuration_loads(httpd, 
     checked = subprocess.run([httpd.binary, "-t", "-d", str(tmp_path), "-f", str(tmp_path / "apache2.conf")],
                              capture_output=True, text=True, env=httpd.env(tmp_path / "run"), timeout=30)
     assert checked.returncode == 0, checked.stderr
+
+
+@pytest.mark.apache
+def test_real_httpd_accept_lock_beside_an_mpm_loaded_in_an_undecided_block(httpd, tmp_path):  # noqa: F811
+    """An MPM loaded only inside `<IfModule mod_x.c>` of a module nothing loads is not the MPM (HT404 loads
+    event beside it): HT110 wrote `Mutex ... mpm-accept` for that block's prefork, and the event MPM then
+    refused it ("Mutex type mpm-accept is not valid"; found by tests/rules/test_rule_mixes.py)."""
+    import subprocess
+
+    from httpd24.config import ConfigSet
+    from httpd24.engine import migrate
+
+    files = {
+        "httpd.conf": "ServerName localhost\nPidFile run/httpd.pid\nErrorLog run/error.log\n"
+                      f"LockFile run/lock/accept.lock\nLoadModule alias_module {httpd.module_dir}/mod_alias.so\n"
+                      "<IfModule mod_nosuch.c>\n"
+                      f"    LoadModule mpm_prefork_module {httpd.module_dir}/mod_mpm_prefork.so\n</IfModule>\n",
+    }
+    result = migrate(ConfigSet.from_mapping(files, entry="httpd.conf"))
+    for name, data in result.files.items():
+        (tmp_path / name).write_bytes(data)
+    (tmp_path / "run" / "lock").mkdir(parents=True)
+    checked = subprocess.run([httpd.binary, "-t", "-d", str(tmp_path), "-f", str(tmp_path / "httpd.conf")],
+                             capture_output=True, text=True, env=httpd.env(tmp_path / "run"), timeout=30)
+    assert checked.returncode == 0, checked.stderr + result.files["httpd.conf"].decode()

@@ -13,7 +13,7 @@ Two facts drive the fixes (both checked against the real 2.4 ``apache2 -t``):
 
 from __future__ import annotations
 
-from ..config import edit, module_identifier
+from ..config import Liveness, edit, module_identifier
 from ..engine import Applicability, Rule, Severity, register
 from ._ht1xx import directory_of, quote
 from .modules_includes import requirements_of
@@ -48,12 +48,14 @@ MPM_NAMES = {
 
 def mpm_of(ctx, item) -> str | None:
     """The MPM the item is read under: an enclosing positive <IfModule> on an MPM, else the one
-    MPM the configuration loads, else the one the target names, else, in a configuration that
-    loads its own modules, the one HT404 loads; None when unknown."""
+    MPM the configuration loads for certain (not one in an undecided block: HT404 loads another beside
+    it), else the one the target names, else, in a configuration that loads its own modules, the one
+    HT404 loads; None when unknown."""
     mpm = _mpm_section(item)
     if mpm:
         return mpm
-    for modules in (ctx.view.loaded_modules, ctx.target.modules or ()):
+    certain = {load.args[0] for load in ctx.module_loads() if load.live is Liveness.LIVE}
+    for modules in (certain, ctx.target.modules or ()):
         found = {MPM_NAMES[m] for m in modules if m in MPM_NAMES}
         if len(found) == 1:
             return found.pop()
