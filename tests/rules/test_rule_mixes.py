@@ -1,13 +1,14 @@
 """Random mixes of the rules' documented examples, migrated and judged by the real ``apache2 -t``.
 
 Each rule's examples pass on their own (tests/rules/test_documented_examples_apache.py); configurations
-hold many of them at once, in virtual hosts, ``<Location>`` sections, ``<IfModule>`` and dead
-``<IfVersion < 2.3>`` branches, and across files an ``Include`` wildcard reads. For each mix: ``migrate``
-is idempotent and leaves no fixable error; the result passes ``apache2 -t`` with exactly the modules
-``httpd24 modules`` names (unless a finding that needs a person stands at the line apache2 refuses); and
-loading one module fewer fails wherever the list says ``-t`` would notice. Mixing found two defects that no
-single example shows: examples httpd refuses at the top level, and a [configtest] claim for a module only an
-``<IfModule>`` tested.
+hold many of them at once: in virtual hosts, ``<Location>`` sections, one ``<Directory>`` together,
+``<IfModule>`` and dead ``<IfVersion < 2.3>`` branches, across files an ``Include`` wildcard reads, and
+spelled otherwise as httpd reads alike (directive names in any case, tabs, continuation lines, CRLF).
+For each mix: ``migrate`` is idempotent and leaves no fixable error; the result passes ``apache2 -t`` with
+exactly the modules ``httpd24 modules`` names (unless a finding that needs a person stands at the line
+apache2 refuses); and loading one module fewer fails wherever the list says ``-t`` would notice. Mixing
+found two defects that no single example shows: examples httpd refuses at the top level, and a
+[configtest] claim for a module only an ``<IfModule>`` tested.
 
 ``HTTPD24_SEED`` and ``HTTPD24_MIXES_COUNT`` replay or lengthen a run; a failure names its mix.
 """
@@ -78,11 +79,37 @@ def _indented(text: str) -> str:
     return "".join("    " + line if line.strip() else line for line in text.splitlines(keepends=True))
 
 
+#: Directives :func:`apache_env.neutralise` rewrites line by line: not split over continuation lines.
+_REWRITTEN = ("include", "documentroot", "loadmodule", "loadfile", "serverroot", "user", "group", "errorlog",
+              "customlog", "transferlog", "scriptlog", "globallog", "rewritemap", "mutex", "ssl", "ldaptrusted")
+_LINE = re.compile(r"^(\s*)(</?)?(\w+)(.*)$")
+
+
+def respelled(rng: random.Random, text: str) -> str:
+    """The same configuration spelled otherwise, as httpd reads it alike: directive names in any case, tabs,
+    arguments continued on the next line, CRLF line ends."""
+    out = []
+    for line in text.splitlines():
+        found = _LINE.match(line)
+        if found and not line.lstrip().startswith("#"):
+            indent, tag, name, rest = found.groups()
+            name = rng.choice((name, name, name.lower(), name.upper()))
+            indent = indent.replace("    ", "\t") if rng.random() < 0.3 else indent
+            words = rest.split(" ")
+            if not tag and len(words) > 2 and not name.lower().startswith(_REWRITTEN) and rng.random() < 0.25:
+                cut = rng.randrange(2, len(words))
+                rest = " ".join(words[:cut]) + " \\\n   " + " ".join(words[cut:])
+            line = indent + (tag or "") + name + rest
+        out.append(line + "\n")
+    return "".join(out).replace("\n", "\r\n") if rng.random() < 0.2 else "".join(out)
+
+
 def mix(seed: int, index: int) -> tuple[list[str], dict[str, bytes]]:
     """(the examples drawn, the configuration's files: ``httpd.conf`` and maybe ``conf.d/N.conf``)."""
     rng = random.Random(f"{seed}:mix:{index}")
-    names, parts = [], []
+    names, parts, together = [], [], []
     for name, text in rng.sample(SNIPPETS, rng.choice((2, 3, 4, 5, 6))):
+        names.append(name)
         r = rng.random()
         if r < 0.25 and _fits(text, "virtual host", _MAIN_SERVER_ONLY):
             text = f"<VirtualHost *:80>\n    ServerName h{rng.randrange(9)}.example\n{_indented(text)}</VirtualHost>\n"
@@ -93,8 +120,12 @@ def mix(seed: int, index: int) -> tuple[list[str], dict[str, bytes]]:
             text = f"<IfVersion < 2.3>\n{_indented(text)}</IfVersion>\n"
         elif r < 0.55 and _fits(text, "directory", _NOT_IN_LOCATION):
             text = f"<Location /l{rng.randrange(3)}>\n{_indented(text)}</Location>\n"
-        names.append(name)
+        elif r < 0.7 and _fits(text, "directory", _NOT_IN_LOCATION):
+            together.append(text)  # one section holds several examples: their fixes meet
+            continue
         parts.append(text)
+    if together:
+        parts.insert(rng.randrange(len(parts) + 1), f"<Directory /srv/www>\n{_indented(''.join(together))}</Directory>\n")
     files: dict[str, bytes] = {}
     # an Include wildcard reads the later ones (not where an example holds an Include of its own: a cycle)
     if len(parts) > 2 and rng.random() < 0.4 and not any(n.startswith(("HT403", "HT408")) for n in names):
@@ -103,7 +134,19 @@ def mix(seed: int, index: int) -> tuple[list[str], dict[str, bytes]]:
     main = "".join(parts)
     if "<IfVersion" in main or any(b"<IfVersion" in v for v in files.values()):
         main = "LoadModule version_module modules/mod_version.so\n" + main
-    return names, {"httpd.conf": main.encode(), **files}
+    files = {"httpd.conf": main.encode(), **files}
+    if rng.random() < 0.5:
+        files = {name: respelled(rng, data.decode()).encode() for name, data in files.items()}
+    return names, files
+
+
+def _lines_of(data: bytes, first: int) -> range:
+    """The lines of the directive that starts at line ``first``: httpd names its last when it refuses it."""
+    lines = data.decode().splitlines()
+    last = first
+    while last <= len(lines) and lines[last - 1].rstrip().endswith("\\"):
+        last += 1
+    return range(first, last + 1)
 
 
 def judge(files: dict[str, bytes], httpd, pki) -> list[str]:  # noqa: F811
@@ -127,8 +170,8 @@ def judge(files: dict[str, bytes], httpd, pki) -> list[str]:  # noqa: F811
     if not result.ok:
         refused = re.search(r"line (\d+) of (?:\S*/)?(site\.conf|conf\.d/\d+\.conf)", result.output)
         where = (refused.group(2).replace("site.conf", "httpd.conf"), int(refused.group(1))) if refused else None
-        if not [f for f in migration.remaining
-                if not f.fixable and f.severity != Severity.INFO and (f.file, f.line) == where]:
+        if not [f for f in migration.remaining if not f.fixable and f.severity != Severity.INFO
+                and where in [(f.file, line) for line in _lines_of(out[f.file], f.line)]]:
             problems.append(f"apache2 -t refuses it, and no finding needing a person is there:\n{result.output}")
         return problems
     for module in requirements.modules:
@@ -154,6 +197,8 @@ def test_mixes_reach_every_context():
     """The mixes are not vacuous: they put examples in each kind of place and split files."""
     drawn = [mix(SEED, index)[1] for index in range(200)]
     texts = [b"".join(files.values()) for files in drawn]
-    for marker in (b"<VirtualHost *:80>", b"<IfModule !mod_authz_core.c>", b"<IfVersion < 2.3>", b"<Location /l"):
+    for marker in (b"<VirtualHost *:80>", b"<IfModule !mod_authz_core.c>", b"<IfVersion < 2.3>", b"<Location /l",
+                   b"<Directory /srv/www>"):
         assert any(marker in text for text in texts), marker
     assert any("conf.d/0.conf" in files for files in drawn)
+    assert any(b"\\\r\n" in text for text in texts) and any(b"\tREQUIRE" in text.upper() for text in texts)
