@@ -512,3 +512,32 @@ def test_stand_ins_are_empty_directories_or_placeholder_files_where_httpd_checks
     root = mainconf.CONTENT_STAND_INS
     assert stand_ins == dict.fromkeys([f"{root}/site/htdocs/{root}", f"{root}/logs/web/{root}", f"{root}/site/moved.map"],
                                       mainconf.CONTENT_PLACEHOLDER)
+
+
+#: A block the pod never reads (its httpd runs with -DFOREGROUND only), and an <IfModule> on the module that
+#: block would need: loading that module woke the <IfModule> up, and what it holds needs mod_ssl.
+IFDEFINE_SSL = b"""\
+<IfDefine SSL>
+    Mutex default:/tmp rewrite-map
+</IfDefine>
+<IfModule mod_rewrite.c>
+    <Location /admin>
+        SSLRequire %{SSL_CLIENT_S_DN_CN} eq "Jane"
+    </Location>
+</IfModule>
+"""
+
+
+@pytest.mark.apache
+def test_the_modules_of_a_block_the_pod_never_reads_are_not_loaded(httpd):  # noqa: F811
+    """The pod's defines are known (the command's -DFOREGROUND and the main configuration's Defines): the
+    operator loaded mod_rewrite for `<IfDefine SSL>` as if the pod might be started with -D SSL, and the gate
+    then refused the configuration ("Invalid command 'SSLRequire'") found mixing the rules' examples."""
+    from httpd24.k8s import rollout
+    from httpd24.k8s.models_server import parse_spec
+
+    p = rollout.plan("web", "shop", parse_spec({"configMapRef": {"name": "web-conf"}}),
+                     {"data": {"httpd.conf": IFDEFINE_SSL.decode()}})
+    assert "rewrite_module" not in [m.name for m in p.modules]
+    result = Gate(netns="off").check(p.files, p.hash, p.modules[0].name)
+    assert result.ok, result.output

@@ -149,6 +149,12 @@ def render_main(
     return "\n".join(lines) + "\n"
 
 
+def defined(content: bool = False) -> frozenset[str]:
+    """The names :func:`render_main` defines (``content``: as it is given), which the user's configuration
+    sees defined in the pod."""
+    return frozenset({"HTTPD24_MODULES", "HTTPD24_MIME_TYPES"} | ({CONTENT_VARIABLE} if content else set()))
+
+
 def local_defines(module_dir: str, mime_types: str | None = None, content_dir: str | None = None) -> str:
     """``Define`` lines that map the pod's paths to a local machine (see the module docstring)."""
     out = [f"Define HTTPD24_MODULES {_q(module_dir)}"]

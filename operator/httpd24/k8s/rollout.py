@@ -12,10 +12,11 @@ import base64
 import datetime
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
 from .. import api
+from ..config import DEFAULT_TARGET, Target
 from ..config.gcpause import trees_freed_before_collection
 from ..engine import SourceVersion
 from ..engine.modules import ModuleRequirements
@@ -156,7 +157,8 @@ def plan(name: str, namespace: str, spec: HttpdServerSpec, configmap: Mapping[st
     with trees_freed_before_collection() as trees:
         files, applied, findings, left_out, required, own_listen = _read(files, entry, defaults, spec.migration,
                                                                          layout.source_version,
-                                                                         frozenset(ignored.codes), trees)
+                                                                         frozenset(ignored.codes), trees,
+                                                                         pod_target(bool(content)))
     counts = _severity_counts(findings)
     try:
         modules = mainconf.modules_to_load(required.to_load(builtin="image"), spec.extraModules or ())
@@ -197,13 +199,23 @@ def changed_defaults(policy: ServerPolicy, spec: HttpdServerSpec, layout: Layout
     return policy.defaults or spec.defaults or layout.defaults
 
 
+#: The ``-D`` names of the pod's httpd command (the official image's ``httpd-foreground`` passes FOREGROUND).
+COMMAND_DEFINES = ("FOREGROUND",)
+
+
+def pod_target(content: bool) -> Target:
+    """What the pod's httpd runs with: its defines are all known (the command's and the main
+    configuration's), so an ``<IfDefine SSL>`` block is one it never reads, and loads nothing for."""
+    return replace(DEFAULT_TARGET, defines=frozenset(COMMAND_DEFINES) | mainconf.defined(content))
+
+
 def _read(
     files: dict[str, bytes], entry: str, defaults: DefaultsPolicy, migration: str, source_version: SourceVersion,
-    ignored: frozenset[str], trees: list,
+    ignored: frozenset[str], trees: list, target: Target,
 ) -> tuple[dict[str, bytes], int, list[api.Finding], list[api.Finding], ModuleRequirements, list[int]]:
     """Files to deploy, how many findings were fixed, the findings (fixed first) and those of the
-    ``ignored`` rules (all without their trees), the modules the files need and their own Listen
-    ports; every tree parsed is put in ``trees``."""
+    ``ignored`` rules (all without their trees), the modules the files need on ``target`` (the pod) and
+    their own Listen ports; every tree parsed is put in ``trees``."""
     cs = api.load_mapping(files, entry=entry, server_root=mainconf.SERVER_ROOT)
     trees.append(cs)
     if cs.errors:
@@ -214,8 +226,8 @@ def _read(
             left_out: list[api.Finding] = []
             findings = [f.detached() for f in api.lint(cs, defaults=defaults, source_version=source_version,
                                                        exclude=exclude, excluded=left_out)]
-            return (files, 0, findings, [f.detached() for f in left_out], api.required_modules(cs),
-                    mainconf.listen_ports(cs))
+            return (files, 0, findings, [f.detached() for f in left_out],
+                    api.required_modules(cs, target=target), mainconf.listen_ports(cs))
         migration = api.migrate(cs, defaults=defaults, source_version=source_version, exclude=exclude)
         if migration.failures:
             raise PlanError("MigrationFailed", "; ".join(migration.failures[:3]))
@@ -225,8 +237,8 @@ def _read(
             trees.append(deployed)
         # what was rewritten plus what is left: the findings of the stored text, without linting twice
         findings = [f.detached() for f in (*migration.applied, *migration.remaining)]
-        return (files, len(migration.applied), findings, migration.excluded, api.required_modules(deployed),
-                mainconf.listen_ports(deployed))
+        return (files, len(migration.applied), findings, migration.excluded,
+                api.required_modules(deployed, target=target), mainconf.listen_ports(deployed))
     except api.ParseError as e:
         raise PlanError("ParseError", str(e)) from None
 
@@ -347,7 +359,8 @@ def deployment(server: Mapping[str, Any], p: Plan, secrets_version: str | None =
     container: dict[str, Any] = {
         "name": "httpd",
         "image": spec.image,
-        "command": ["httpd", "-d", mainconf.SERVER_ROOT, "-f", f"{mainconf.SERVER_ROOT}/{MAIN_KEY}", "-DFOREGROUND"],
+        "command": ["httpd", "-d", mainconf.SERVER_ROOT, "-f", f"{mainconf.SERVER_ROOT}/{MAIN_KEY}",
+                    *(f"-D{name}" for name in COMMAND_DEFINES)],
         "ports": ports,
         "securityContext": {
             "allowPrivilegeEscalation": False,
