@@ -509,3 +509,22 @@ def test_required_modules_runs_with_the_collector_paused():
     finally:
         gc.callbacks.remove(count)
     assert len(collections) <= 1  # the one that may come as the collector resumes
+
+
+@pytest.mark.apache
+def test_what_a_conditionally_needed_module_wakes_up_is_listed_too(httpd):  # noqa: F811
+    """A whole 2.4 configuration (it loads its MPM) keeps the <IfModule> blocks of modules it does not load
+    dormant. mod_rewrite is needed only with -D SSL, so it is listed as a conditional need; loading it (as
+    the LoadModule lines of `httpd24 modules` do) wakes `<IfModule mod_rewrite.c>` up, and what that holds
+    needs mod_ssl: listed too (conditional as well), else those lines failed `apache2 -t`."""
+    text = (f"LoadModule mpm_event_module {httpd.module_dir}/mod_mpm_event.so\n"
+            "<IfDefine SSL>\n    Mutex default:/tmp rewrite-map\n</IfDefine>\n"
+            "<IfModule mod_rewrite.c>\n    <Location /admin>\n        SSLRequire %{SSL_CLIENT_S_DN_CN} eq \"Jane\"\n"
+            "    </Location>\n</IfModule>\n")
+    result = req(text)
+    assert [r.conditional for r in result.get("rewrite_module").reasons] == [True]
+    assert [r.conditional for r in result.get("ssl_module").reasons] == [True]
+    for defines in ([], ["SSL"]):
+        run = configtest({"c.conf": text}, "c.conf", result.names(), httpd=httpd, extra_defines=defines)
+        assert run.ok, run.output
+    assert req(text, target=Target(defines=frozenset())).names() == ["mpm_event_module", "authz_core_module"]

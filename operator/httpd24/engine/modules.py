@@ -57,7 +57,9 @@ mod_cache_disk only where mod_cache is loaded, so a configuration that
 chooses its own modules and does not load mod_cache needs neither (HT404). A reason is
 ``conditional`` when the directive sits in a branch this analysis cannot
 decide (``<IfDefine X>`` without known defines): it is needed when the server
-is started with that define.
+is started with that define. Such a module is still listed, and loading it wakes
+its own ``<IfModule>`` blocks up: what they need then is listed too, conditional
+as well (``--define`` decides them all).
 
 How ``<IfModule>`` is decided (a fixpoint): httpd decides each ``<IfModule>``
 by what is loaded, and what is loaded is what we are computing. We start from
@@ -996,6 +998,17 @@ def _required_modules(configset: ConfigSet, target: Target) -> ModuleRequirement
         assumed = set(required)
         collector = compute(assumed)
     reasons = collector.reasons
+    # Modules needed only in a branch nothing decides (<IfDefine SSL>) were not assumed loaded, yet they are
+    # listed, and loading them wakes their own <IfModule> blocks up: what those need is listed as well, as
+    # needed in the same condition (conditional).
+    loaded = set(assumed)
+    for _ in range(12):
+        if set(reasons) <= loaded:
+            break
+        loaded |= set(reasons)
+        for module, found in compute(loaded).reasons.items():
+            if module not in reasons:
+                reasons[module] = [r._replace(conditional=True) for r in found]
     # mod_authz_core was assumed (so <IfModule !mod_authz_core.c> is the dead 2.2 branch): keep it
     # if something tests it, since the analysis read those blocks that way.
     if "authz_core_module" not in reasons and "authz_core_module" in collector.tested:
