@@ -107,6 +107,10 @@ def respelled(rng: random.Random, text: str) -> str:
     return "".join(out).replace("\n", "\r\n") if rng.random() < 0.2 else "".join(out)
 
 
+#: What the mixes' <IfModule> sections test: modules apache2 -t loads or not, and the 2.2/2.4 switch.
+_TESTED = ("mod_rewrite.c", "!mod_authz_core.c", "mod_ssl.c", "mod_nosuch.c", "mod_authz_core.c")
+
+
 def mix(seed: int, index: int) -> tuple[list[str], dict[str, bytes]]:
     """(the examples drawn, the configuration's files: ``httpd.conf`` and maybe ``conf.d/N.conf``)."""
     rng = random.Random(f"{seed}:mix:{index}")
@@ -117,8 +121,7 @@ def mix(seed: int, index: int) -> tuple[list[str], dict[str, bytes]]:
         if r < 0.25 and _fits(text, "virtual host", _MAIN_SERVER_ONLY):
             text = f"<VirtualHost *:80>\n    ServerName h{rng.randrange(9)}.example\n{_indented(text)}</VirtualHost>\n"
         elif r < 0.35:
-            test = rng.choice(("mod_rewrite.c", "!mod_authz_core.c", "mod_ssl.c", "mod_nosuch.c", "mod_authz_core.c"))
-            text = f"<IfModule {test}>\n{_indented(text)}</IfModule>\n"
+            text = f"<IfModule {rng.choice(_TESTED)}>\n{_indented(text)}</IfModule>\n"
         elif r < 0.4:
             text = f"<IfVersion < 2.3>\n{_indented(text)}</IfVersion>\n"
         elif r < 0.45:  # apache2 -t runs without -D SSL: an undecided block it does not read
@@ -128,6 +131,8 @@ def mix(seed: int, index: int) -> tuple[list[str], dict[str, bytes]]:
         elif r < 0.7 and _fits(text, "directory", _NOT_IN_LOCATION):
             together.append(text)  # one section holds several examples: their fixes meet
             continue
+        if rng.random() < 0.2:  # and a condition around that
+            text = f"<IfModule {rng.choice(_TESTED)}>\n{_indented(text)}</IfModule>\n"
         parts.append(text)
     if together:
         section = f"<Directory /srv/www>\n{_indented(''.join(together))}</Directory>\n"
