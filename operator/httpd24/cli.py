@@ -995,10 +995,12 @@ def _verify(source: inputs.Source, migration: Migration, out, err) -> bool:
 
 # -- modules ----------------------------------------------------------------------------------
 def cmd_modules(args: argparse.Namespace, out, err) -> int:
-    from .engine.modules import required_modules
+    from .engine.modules import DEBIAN_BUILTIN, required_modules
 
     sources, failed = _sources(args.paths, err, args.stdin_filename, args.server_root)
     target = _target(args)
+    # the binary the lines are for: its compiled-in modules are loaded (their <IfModule> blocks are read)
+    binary = args.builtin or _binary_of(args.module_dir)
     # --format json: one list, one object per configuration, for one as for several (printed at the
     # end: objects printed one after another are no JSON document).
     documents: list[dict] = []
@@ -1012,7 +1014,8 @@ def cmd_modules(args: argparse.Namespace, out, err) -> int:
                 defaults, source_version = _judged_as(args, source)
                 configset = migrate(configset, target=target, defaults=defaults,
                                     source_version=source_version).configset or configset
-            requirements = required_modules(configset, target=target)
+            requirements = required_modules(configset, target=target,
+                                            builtin=DEBIAN_BUILTIN if binary == "debian" else ())
         except ParseError as error:  # an Include cycle
             failed |= _report_parse_errors(source, [error], err)
             continue
@@ -1029,8 +1032,7 @@ def cmd_modules(args: argparse.Namespace, out, err) -> int:
             continue
         if len(sources) > 1:
             out.write(f"# {source.label}\n")
-        builtin = {"image": None, "debian": "debian", "none": ()}[args.builtin or _binary_of(args.module_dir)]
-        lines = requirements.load_lines(args.module_dir, builtin=builtin)
+        lines = requirements.load_lines(args.module_dir, builtin=() if binary == "none" else binary)
         out.write(lines if lines.endswith("\n") or not lines else lines + "\n")
         if args.why:
             for module in requirements.modules:
@@ -1184,8 +1186,8 @@ def build_parser(operator: bool = True) -> argparse.ArgumentParser:
     _common(p)
     p.add_argument("--module-dir", default="modules", help="module directory (default: the official image's modules/)")
     p.add_argument("--builtin", choices=["image", "debian", "none"], default=None,
-                   help="which binary's compiled-in modules to leave out (default: Debian's apache2 for "
-                        f"--module-dir {DEBIAN_MODULE_DIR}, else the official httpd:2.4 image)")
+                   help="which binary's compiled-in modules to leave out, and to count as loaded (default: "
+                        f"Debian's apache2 for --module-dir {DEBIAN_MODULE_DIR}, else the official httpd:2.4 image)")
     p.add_argument("--as-is", action="store_true", help="for the configuration as it is, not as migrated")
     p.add_argument("--why", action="store_true", help="say which directive needs each module")
     p.add_argument("--format", choices=["text", "json"], default="text")

@@ -357,6 +357,17 @@ def test_modules_json_is_one_document_however_many_configurations(tmp_path):
     assert code == 2 and json.loads(out) == []
 
 
+def test_modules_for_debians_binary_read_the_blocks_of_what_it_builds_in(tmp_path):
+    """Debian's apache2 builds mod_logio in: `--builtin debian` (or Debian's --module-dir) reads a whole
+    configuration's `<IfModule mod_logio.c>`, so SetEnv there needs mod_env; on the image it is not read."""
+    conf = tmp_path / "httpd.conf"
+    conf.write_text("LoadModule mpm_event_module modules/mod_mpm_event.so\n<IfModule mod_logio.c>\n    SetEnv A 1\n"
+                    "</IfModule>\n")
+    for args in (["--builtin", "debian"], ["--module-dir", "/usr/lib/apache2/modules"]):
+        assert "LoadModule env_module " in run("modules", *args, str(conf))[1]
+    assert "env_module" not in run("modules", str(conf))[1]
+
+
 def test_modules_loaded_before_the_configuration_are_not_asked_for(tmp_path):
     """A build with mod_unixd compiled in (Debian's): ``--module mod_unixd.c`` says so, and HT404 must
     not ask for a LoadModule that such a server refuses."""

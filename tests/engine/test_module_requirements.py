@@ -528,3 +528,19 @@ def test_what_a_conditionally_needed_module_wakes_up_is_listed_too(httpd):  # no
         run = configtest({"c.conf": text}, "c.conf", result.names(), httpd=httpd, extra_defines=defines)
         assert run.ok, run.output
     assert req(text, target=Target(defines=frozenset())).names() == ["mpm_event_module", "authz_core_module"]
+
+
+@pytest.mark.apache
+def test_a_block_on_a_module_the_binary_builds_in_is_read(httpd):  # noqa: F811
+    """Debian's apache2 builds mod_logio in: a whole configuration's `<IfModule mod_logio.c>` is read there
+    even though the configuration loads no mod_logio (on the official image it is not), so what the block
+    holds needs its modules. The list for that binary (`httpd24 modules --builtin debian`) once missed them
+    and apache2 -t refused `SetEnv` (found by random module mixes)."""
+    from httpd24.engine.modules import DEBIAN_BUILTIN
+
+    text = (f"LoadModule mpm_event_module {httpd.module_dir}/mod_mpm_event.so\n"
+            "<IfModule mod_logio.c>\n    SetEnv A 1\n</IfModule>\n")
+    on_debian = required_modules(ConfigSet.from_mapping({"c.conf": text}, entry="c.conf"), builtin=DEBIAN_BUILTIN)
+    assert "env_module" in on_debian.names() and "env_module" not in req({"httpd.conf": text}).names()
+    assert configtest({"c.conf": text}, "c.conf", on_debian.names(), httpd=httpd).ok
+    assert not configtest({"c.conf": text}, "c.conf", req({"httpd.conf": text}).names(), httpd=httpd).ok

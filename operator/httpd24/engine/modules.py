@@ -946,22 +946,26 @@ def _positively_tested(configset: ConfigSet) -> set[str]:
     return out
 
 
-def required_modules(configset: ConfigSet, *, target: Target = DEFAULT_TARGET) -> ModuleRequirements:
+def required_modules(configset: ConfigSet, *, target: Target = DEFAULT_TARGET,
+                     builtin: Iterable[str] = ()) -> ModuleRequirements:
     """The modules ``configset`` needs on ``target`` (see the module docstring).
+
+    ``builtin``: the modules the binary compiles in (:data:`DEBIAN_BUILTIN` for Debian's apache2), always
+    loaded: an ``<IfModule>`` on one of them is read even where the configuration does not load it.
 
     Raises :class:`~httpd24.config.ParseError` on an Include cycle.
     """
     with gc_paused():
-        return _required_modules(configset, target)
+        return _required_modules(configset, target, frozenset(builtin))
 
 
-def _required_modules(configset: ConfigSet, target: Target) -> ModuleRequirements:
+def _required_modules(configset: ConfigSet, target: Target, builtin: frozenset[str]) -> ModuleRequirements:
     known = table.modules()
     first = configset.view(Target(target.version, None, target.defines, target.environment))
     mpm, _, mpm_reasons = _choose_mpm(first, target)
     config_loads = _config_loads(first)
     loaded_by_config = {m for m in config_loads if m not in _MPMS}
-    base = set(ALWAYS) | set(target.modules or ()) | {mpm}
+    base = set(ALWAYS) | set(target.modules or ()) | builtin | {mpm}
     base -= {m for m in _MPMS if m != mpm}
     seed = {m for m in _positively_tested(configset) if m in known and not m.startswith("mpm_")}
     if any(m in _MPMS for m in config_loads):
