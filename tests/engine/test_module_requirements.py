@@ -544,3 +544,29 @@ def test_a_block_on_a_module_the_binary_builds_in_is_read(httpd):  # noqa: F811
     assert "env_module" in on_debian.names() and "env_module" not in req({"httpd.conf": text}).names()
     assert configtest({"c.conf": text}, "c.conf", on_debian.names(), httpd=httpd).ok
     assert not configtest({"c.conf": text}, "c.conf", req({"httpd.conf": text}).names(), httpd=httpd).ok
+
+
+@pytest.mark.apache
+def test_a_need_that_the_listed_modules_switch_off_is_conditional(httpd):  # noqa: F811
+    """mod_expires is needed only with -D X, yet listed, so the list loads it: then `<IfModule
+    !mod_expires.c>` is not read, and its SetEnv needs no mod_env. That need holds only without -D X:
+    conditional, not a [configtest] claim that apache2 -t would fail without mod_env (it did not)."""
+    text = "<IfDefine X>\n    ExpiresActive On\n</IfDefine>\n<IfModule !mod_expires.c>\n    SetEnv A 1\n</IfModule>\n"
+    result = req(text)
+    env = result.get("env_module")
+    assert [r.conditional for r in env.reasons] == [True] and not env.checked_by_configtest
+    fewer = [name for name in result.names() if name != "env_module"]
+    assert configtest({"c.conf": text}, "c.conf", fewer, httpd=httpd).ok
+    assert [r.conditional for r in req(text, target=Target(defines=frozenset())).get("env_module").reasons] == [False]
+
+
+@pytest.mark.apache
+def test_a_module_another_one_cannot_do_without_reads_its_blocks(httpd):  # noqa: F811
+    """CacheRoot needs mod_cache_disk, which needs mod_cache: loaded, mod_cache makes `<IfModule mod_cache.c>`
+    read, and SSIErrorMsg there needs mod_include. The modules one needs were added after the analysis that
+    decides the <IfModule> blocks, so mod_include was missing and apache2 -t refused the list (found by
+    random module mixes)."""
+    text = "CacheRoot /tmp\n<IfModule mod_cache.c>\n    SSIErrorMsg x\n</IfModule>\n"
+    names = req(text).names()
+    assert "include_module" in names
+    assert configtest({"c.conf": text}, "c.conf", names, httpd=httpd).ok

@@ -59,7 +59,8 @@ chooses its own modules and does not load mod_cache needs neither (HT404). A rea
 decide (``<IfDefine X>`` without known defines): it is needed when the server
 is started with that define. Such a module is still listed, and loading it wakes
 its own ``<IfModule>`` blocks up: what they need then is listed too, conditional
-as well (``--define`` decides them all).
+as well; and what its ``<IfModule !...>`` blocks need only without it is conditional
+too (``--define`` decides them all).
 
 How ``<IfModule>`` is decided (a fixpoint): httpd decides each ``<IfModule>``
 by what is loaded, and what is loaded is what we are computing. We start from
@@ -946,6 +947,19 @@ def _positively_tested(configset: ConfigSet) -> set[str]:
     return out
 
 
+def _dependencies(modules: set[str]) -> set[str]:
+    """The modules ``modules`` cannot load or start without (:data:`DEPENDENCIES`), transitively."""
+    found: set[str] = set()
+    todo = list(modules)
+    while todo:
+        module = todo.pop()
+        for dependent, dependency, _when, _why in DEPENDENCIES:
+            if dependent == module and dependency not in modules and dependency not in found:
+                found.add(dependency)
+                todo.append(dependency)
+    return found
+
+
 def required_modules(configset: ConfigSet, *, target: Target = DEFAULT_TARGET,
                      builtin: Iterable[str] = ()) -> ModuleRequirements:
     """The modules ``configset`` needs on ``target`` (see the module docstring).
@@ -995,6 +1009,8 @@ def _required_modules(configset: ConfigSet, target: Target, builtin: frozenset[s
         required.add("authz_core_module")
         # Modules the configuration loads and tests with a live, non-empty <IfModule> stay.
         required |= {m for m in loaded_by_config if m in collector.tested}
+        # And the modules those cannot do without: loaded, they make their <IfModule> blocks read too.
+        required |= _dependencies(required)
         state = frozenset(required)
         if state == frozenset(assumed) or state in seen:
             break
@@ -1005,14 +1021,21 @@ def _required_modules(configset: ConfigSet, target: Target, builtin: frozenset[s
     # Modules needed only in a branch nothing decides (<IfDefine SSL>) were not assumed loaded, yet they are
     # listed, and loading them wakes their own <IfModule> blocks up: what those need is listed as well, as
     # needed in the same condition (conditional).
-    loaded = set(assumed)
+    loaded, woken = set(assumed), None
     for _ in range(12):
         if set(reasons) <= loaded:
             break
         loaded |= set(reasons)
-        for module, found in compute(loaded).reasons.items():
+        woken = compute(loaded)
+        for module, found in woken.reasons.items():
             if module not in reasons:
                 reasons[module] = [r._replace(conditional=True) for r in found]
+    if woken is not None:
+        # ... and what they switch off (<IfModule !mod_x.c>) is needed only where they are not loaded
+        still = {(module, r.file, r.line, r.directive) for module, found in woken.reasons.items() for r in found}
+        for module, found in reasons.items():
+            reasons[module] = [r if r.conditional or (module, r.file, r.line, r.directive) in still
+                               else r._replace(conditional=True) for r in found]
     # mod_authz_core was assumed (so <IfModule !mod_authz_core.c> is the dead 2.2 branch): keep it
     # if something tests it, since the analysis read those blocks that way.
     if "authz_core_module" not in reasons and "authz_core_module" in collector.tested:
