@@ -570,3 +570,16 @@ def test_a_module_another_one_cannot_do_without_reads_its_blocks(httpd):  # noqa
     names = req(text).names()
     assert "include_module" in names
     assert configtest({"c.conf": text}, "c.conf", names, httpd=httpd).ok
+
+
+@pytest.mark.apache
+def test_what_a_conditional_needs_brings_in_reads_its_blocks_too(httpd):  # noqa: F811
+    """mod_env is listed for `<IfDefine SSL>`; loaded, it makes `<IfModule mod_env.c>` read, whose CacheRoot
+    brings mod_cache_disk and with it mod_cache, which makes `<IfModule mod_cache.c>` read: ProxyTimeout
+    there needs mod_proxy (found by tests/rules/test_module_mixes.py)."""
+    text = (f"LoadModule mpm_event_module {httpd.module_dir}/mod_mpm_event.so\n"
+            "<IfDefine SSL>\n    SetEnv A 1\n</IfDefine>\n<IfModule mod_env.c>\n    CacheRoot /tmp\n</IfModule>\n"
+            "<IfModule mod_cache.c>\n    ProxyTimeout 5\n</IfModule>\n")
+    names = req(text).names()
+    assert "proxy_module" in names
+    assert configtest({"c.conf": text}, "c.conf", names, httpd=httpd).ok

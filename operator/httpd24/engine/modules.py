@@ -1026,6 +1026,7 @@ def _required_modules(configset: ConfigSet, target: Target, builtin: frozenset[s
         if set(reasons) <= loaded:
             break
         loaded |= set(reasons)
+        loaded |= _dependencies(loaded)
         woken = compute(loaded)
         for module, found in woken.reasons.items():
             if module not in reasons:
