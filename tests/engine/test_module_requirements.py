@@ -583,3 +583,35 @@ def test_what_a_conditional_needs_brings_in_reads_its_blocks_too(httpd):  # noqa
     names = req(text).names()
     assert "proxy_module" in names
     assert configtest({"c.conf": text}, "c.conf", names, httpd=httpd).ok
+
+
+@pytest.mark.apache
+def test_a_loaded_module_tested_in_a_block_the_list_wakes_up_stays(httpd):  # noqa: F811
+    """mod_dir is listed for an undecided <IfDefine PROXY>, so the list loads it and `<IfModule mod_dir.c>`
+    is read; the `<IfModule !mod_env.c>` in it is false only because the configuration loads mod_env, which
+    must therefore stay in the list (it was dropped as unused, and ExpiresActive then failed -t; found by
+    tests/rules/test_module_mixes.py)."""
+    text = (f"LoadModule mpm_event_module {httpd.module_dir}/mod_mpm_event.so\n"
+            f"LoadModule env_module {httpd.module_dir}/mod_env.so\n"
+            "<IfModule mod_dir.c>\n    <IfModule !mod_env.c>\n        ExpiresActive On\n    </IfModule>\n"
+            "</IfModule>\n<IfDefine PROXY>\n    DirectoryIndex index.html\n</IfDefine>\n")
+    result = req(text)
+    assert "env_module" in result.names() and "env_module" not in result.unused
+    loaded_here = text.replace("LoadModule", "# LoadModule")  # the list alone loads them, as the operator does
+    assert configtest({"c.conf": loaded_here}, "c.conf", result.names(), httpd=httpd).ok
+
+
+@pytest.mark.apache
+def test_a_loaded_module_a_woken_block_tests_makes_its_own_block_read(httpd):  # noqa: F811
+    """mod_remoteip is listed for <IfDefine PROXY>; loaded, it makes `<IfModule mod_remoteip.c>` read, whose
+    `<IfModule mod_expires.c>` tests a module the configuration loads: mod_expires stays, so that block is
+    read too, and ProxyTimeout there needs mod_proxy (found by tests/rules/test_module_mixes.py)."""
+    text = (f"LoadModule mpm_event_module {httpd.module_dir}/mod_mpm_event.so\n"
+            f"LoadModule expires_module {httpd.module_dir}/mod_expires.so\n"
+            "<IfDefine PROXY>\n    RemoteIPHeader X-Real-IP\n</IfDefine>\n"
+            "<IfModule mod_remoteip.c>\n    <IfModule mod_expires.c>\n        ProxyTimeout 5\n    </IfModule>\n"
+            "</IfModule>\n")
+    names = req(text).names()
+    assert {"remoteip_module", "expires_module", "proxy_module"} <= set(names)
+    loaded_here = text.replace("LoadModule", "# LoadModule")  # the list alone loads them, as the operator does
+    assert configtest({"c.conf": loaded_here}, "c.conf", names, httpd=httpd).ok

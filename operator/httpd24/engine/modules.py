@@ -1018,16 +1018,20 @@ def _required_modules(configset: ConfigSet, target: Target, builtin: frozenset[s
         assumed = set(required)
         collector = compute(assumed)
     reasons = collector.reasons
-    # Modules needed only in a branch nothing decides (<IfDefine SSL>) were not assumed loaded, yet they are
-    # listed, and loading them wakes their own <IfModule> blocks up: what those need is listed as well, as
-    # needed in the same condition (conditional).
-    loaded, woken = set(assumed), None
+    # The list is loaded as a whole, and it is not always what was assumed: modules needed only in a branch
+    # nothing decides (<IfDefine SSL>) were not assumed loaded, yet they are listed, and loading them wakes
+    # their own <IfModule> blocks up. Read again with exactly what the list loads until that adds nothing:
+    # what the blocks need is listed as well, as needed in the same condition (conditional).
+    loaded, woken, tested = frozenset(assumed), None, dict(collector.tested)
     for _ in range(12):
-        if set(reasons) <= loaded:
+        # mod_authz_core is always listed, and so is a module the configuration loads and tests (below)
+        listed = {*reasons, "authz_core_module", *(m for m in loaded_by_config if m in tested)}
+        listed = frozenset(listed | _dependencies(listed))
+        if listed == loaded:
             break
-        loaded |= set(reasons)
-        loaded |= _dependencies(loaded)
-        woken = compute(loaded)
+        loaded = listed
+        woken = compute(set(loaded))
+        tested = {**woken.tested, **tested}
         for module, found in woken.reasons.items():
             if module not in reasons:
                 reasons[module] = [r._replace(conditional=True) for r in found]
@@ -1044,11 +1048,12 @@ def _required_modules(configset: ConfigSet, target: Target, builtin: frozenset[s
             collector.add(item, "authz_core_module", RUNTIME,
                           "the configuration tests mod_authz_core; without it the 2.2 branch of "
                           "<IfModule !mod_authz_core.c> is read instead")
+    # (also where only a block the list wakes up tests it: dropping it would turn that test around)
     for module in sorted(loaded_by_config):
-        if module in collector.tested and module not in reasons:
+        if module in tested and module not in reasons:
             for load in config_loads[module]:
                 collector.add(load, module, STARTUP, "loaded by the configuration and tested by <IfModule>")
-            for item in collector.tested[module]:
+            for item in tested[module]:
                 collector.add(item, module, RUNTIME, "an <IfModule> of a loaded module (its block is read)")
     # Every request passes mod_authz_core: without it httpd answers 500 to all of them.
     collector.add(
