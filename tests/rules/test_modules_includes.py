@@ -357,6 +357,20 @@ def test_module_not_loaded_is_loaded_outside_the_conditional_block_of_the_last_l
     assert result.ok, result.output
 
 
+@pytest.mark.apache
+def test_module_not_loaded_reads_the_blocks_of_what_debians_binary_builds_in(httpd):  # noqa: F811
+    """LoadModule lines from Debian's module directory are for Debian's apache2, which builds mod_logio in:
+    its `<IfModule mod_logio.c>` block is read there, and SetEnv needs mod_env (as `httpd24 modules
+    --builtin debian` says)."""
+    text = (f"LoadModule mpm_event_module {MODDIR}/mod_mpm_event.so\n"
+            f"LoadModule authz_core_module {MODDIR}/mod_authz_core.so\n"
+            "<IfModule mod_logio.c>\n    SetEnv A 1\n</IfModule>\n")
+    out = fixed(text, "HT404")
+    assert f"LoadModule env_module {MODDIR}/mod_env.so" in out
+    result = configtest({"s.conf": out}, "s.conf", [], httpd=httpd)
+    assert result.ok, result.output
+
+
 # A block on a module the configuration does not load is skipped by httpd: what its directives need is
 # not needed. /tmp/hC cachedisk: HT404 loaded mod_cache_disk alone for <IfModule mod_cache.c>, and 2.4
 # then refused to load it (undefined symbol ap_cache_cacheable_headers_in: it needs mod_cache).

@@ -41,10 +41,13 @@ RENAMED_MODULES = {"disk_cache_module": "cache_disk_module", "authn_alias_module
 
 
 def requirements_of(ctx):
-    """``required_modules`` of the context's configuration, computed once per context."""
+    """``required_modules`` of the context's configuration, computed once per context: for Debian's
+    apache2 (its built-in modules loaded) where its LoadModule lines load from Debian's directory."""
     cached = ctx.__dict__.get("_httpd24_required_modules")
     if cached is None:
-        cached = required_modules(ctx.configset, target=ctx.target)
+        debian = any(len(load.args) > 1 and _module_dir(load.args[1]) == DEBIAN_MODULE_DIR
+                     for load in ctx.module_loads())
+        cached = required_modules(ctx.configset, target=ctx.target, builtin=DEBIAN_BUILTIN if debian else ())
         ctx.__dict__["_httpd24_required_modules"] = cached
     return cached
 
