@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 
 import pytest
 from apache_env import pki  # noqa: F401
@@ -37,30 +38,27 @@ DIRECTIVES = {
     "remoteip": "RemoteIPHeader X-Real-IP", "reqtimeout": "RequestReadTimeout header=20",
     "unique_id": None, "logio": 'LogFormat "%I %O" io',
 }
-#: What a directive needs besides its own module, for the rule below (mod_proxy_http: mod_proxy).
-_ALSO = {"proxy_http": {"proxy"}, "cache_disk": {"cache"}}
 
 
-def _block(rng: random.Random, absent: frozenset[str], depth: int = 0) -> list[str]:
-    """Lines at one depth. ``absent``: the modules an enclosing ``<IfModule !mod_x.c>`` reads the block
-    without; no directive of theirs goes in (that block is read only where it is refused: no module list
-    can pass, on 2.2 either)."""
+def _block(rng: random.Random, depth: int = 0) -> list[str]:
+    """Lines at one depth. A directive of mod_x may land inside ``<IfModule !mod_x.c>``: the list must
+    then load mod_x, which keeps that block dormant."""
     out: list[str] = []
     for _ in range(rng.randrange(1, 5)):
         r = rng.random()
         if r < 0.45 or depth >= 2:
             module = rng.choice(list(DIRECTIVES))
-            if DIRECTIVES[module] and not ({module} | _ALSO.get(module, set())) & absent:
+            if DIRECTIVES[module]:
                 out.append(DIRECTIVES[module])
         elif r < 0.7:
             module = rng.choice([*DIRECTIVES, "nosuch"])
             negated = rng.random() < 0.3
-            inner = _block(rng, absent | {module} if negated else absent, depth + 1)
+            inner = _block(rng, depth + 1)
             test = f"{'!' if negated else ''}mod_{module}.c"
             out += [f"<IfModule {test}>", *("    " + line for line in inner), "</IfModule>"]
         elif r < 0.8:
             define = ("!" if rng.random() < 0.3 else "") + rng.choice(("SSL", "PROXY", "FOREGROUND"))
-            out += [f"<IfDefine {define}>", *("    " + line for line in _block(rng, absent, depth + 1)), "</IfDefine>"]
+            out += [f"<IfDefine {define}>", *("    " + line for line in _block(rng, depth + 1)), "</IfDefine>"]
         else:
             module = rng.choice(list(DIRECTIVES))
             out.append(f"LoadModule {module}_module modules/mod_{module}.so")
@@ -71,7 +69,7 @@ def mix(seed: int, index: int) -> dict[str, bytes]:
     rng = random.Random(f"{seed}:modules:{index}")
     lines = ["LoadModule mpm_event_module modules/mod_mpm_event.so"] if rng.random() < 0.4 else []
     for _ in range(rng.randrange(1, 4)):
-        lines += _block(rng, frozenset())
+        lines += _block(rng)
     return {"httpd.conf": ("\n".join(lines) + "\n").encode()}
 
 
@@ -93,3 +91,6 @@ def test_module_mixes_are_not_vacuous():
     texts = [mix(SEED, index)["httpd.conf"] for index in range(200)]
     for marker in (b"<IfModule !mod_", b"<IfDefine !", b"    LoadModule ", b"LoadModule mpm_event_module"):
         assert any(marker in text for text in texts), marker
+    # and a block that holds a directive of the very module whose absence it tests
+    negated = [m for text in texts for m in re.finditer(rb"<IfModule !mod_(\w+)\.c>\n((?:    .*\n)*)", text)]
+    assert any(DIRECTIVES.get(m[1].decode()) and DIRECTIVES[m[1].decode()].encode() in m[2] for m in negated)
