@@ -20,6 +20,7 @@ from test_differential_harness import AUTH, DOCROOT, RULE6, STATUS_22
 pytestmark = pytest.mark.apache
 
 GROUPS = "    AuthGroupFile /etc/httpd/groups\n"
+NO_REALM = AUTH.replace('    AuthName "restricted"\n', "")
 
 
 def configset(text: str) -> ConfigSet:
@@ -62,6 +63,15 @@ SATISFY = [
     ("satisfy any + deny all, no Require", DOCROOT + "<Directory /srv/www>\n    Order deny,allow\n    Deny from all\n"
      "    Satisfy Any\n</Directory>\n"),
     ("authtype without require", DOCROOT + f"<Directory /srv/www>\n{AUTH}</Directory>\n"),
+    # mod_auth_basic and mod_auth_digest need a realm: without an AuthName in effect every request they
+    # authenticate gets 500 ("need AuthName", AH01615 / AH01780), credentials or not, on 2.2 as on 2.4.
+    ("basic without AuthName", DOCROOT + f"<Directory /srv/www>\n{NO_REALM}    Require valid-user\n</Directory>\n"),
+    ("digest without AuthName", DOCROOT + "<Directory /srv/www>\n    AuthType Digest\n"
+     "    AuthUserFile /etc/httpd/users\n    Require valid-user\n</Directory>\n"),
+    ("without AuthName, satisfy any + allow", DOCROOT + f"<Directory /srv/www>\n{NO_REALM}    Require user alice\n"
+     "    Order deny,allow\n    Deny from all\n    Allow from 127.0.0.2\n    Satisfy any\n</Directory>\n"),
+    ("AuthName of the parent section, AuthType of the child", DOCROOT + "<Directory /srv/www>\n    AuthName \"r\"\n"
+     f"</Directory>\n<Directory /srv/www/a>\n{NO_REALM}    Require valid-user\n</Directory>\n"),
     ("require user list", DOCROOT + f"<Directory /srv/www>\n{AUTH}    Require user bob carol\n</Directory>\n"),
     ("require env deny + satisfy any", DOCROOT + f"<Directory /srv/www>\n    Order allow,deny\n    Allow from env=HTTPD24_A\n"
      f"{AUTH}    Require valid-user\n    Satisfy any\n</Directory>\n"),

@@ -449,8 +449,9 @@ def evaluate(e: Expr, request: "Request", user: str | None, under_and: bool = Tr
     return result
 
 
-def decide24(tree: Expr | None, authtype: str | None, request: "Request") -> int:
-    """mod_authz_core's two passes (without user, then after authentication)."""
+def decide24(tree: Expr | None, authtype: str | None, request: "Request", realm: bool = True) -> int:
+    """mod_authz_core's two passes (without user, then after authentication); ``realm``: False where
+    authentication answers 500 whatever the credentials (Basic without AuthName)."""
     if tree is None:
         return 500 if authtype else 200
     first = evaluate(tree, request, None)
@@ -459,7 +460,7 @@ def decide24(tree: Expr | None, authtype: str | None, request: "Request") -> int
     if first != DENIED_NO_USER:
         return 403
     # Authentication.
-    if authtype is None:
+    if authtype is None or not realm:
         return 500
     if request.user is None or not request.password_ok:
         return 401

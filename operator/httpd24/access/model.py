@@ -197,6 +197,8 @@ class Own:
     authmerging: str | None = None
     #: As written, ``None`` among them: ``AuthType None`` replaces the parent's AuthType as any other does.
     authtype: str | None = None
+    #: Whether an AuthName is written here (the realm Basic and Digest authentication need).
+    authname: bool = False
     #: 2.2 authorization modules with a record of their own here (any of their directives).
     authz22: dict[str, authz22.ModuleConf] = field(default_factory=dict)
     #: Items of each kind, for locations and edits.
@@ -251,6 +253,9 @@ class Effective:
     authz: X.Expr | None = None
     #: The type that authenticates (None: none written, or ``AuthType None``: :func:`authenticating`).
     authtype: str | None = None
+    #: Whether an AuthName applies: inherited on its own, whatever the AuthType (2.2 core.c, 2.4
+    #: mod_authn_core: ``new->ap_auth_name ? new : base``).
+    authname: bool = False
     #: 2.2's authorization module records in effect (module, record), see :mod:`.authz22`.
     authz22: tuple[tuple[str, authz22.ModuleConf], ...] = ()
 
@@ -263,6 +268,14 @@ class Effective:
 
     def requires_for(self, method: str) -> list[RequireLine]:
         return [r for r in self.requires if method in r.methods]
+
+    @property
+    def realmless(self) -> bool:
+        """Whether authentication here ends in 500 before it looks at credentials: mod_auth_basic and
+        mod_auth_digest refuse a request they authenticate without an AuthName ("need AuthName",
+        AH01615 / AH01780 on 2.4; the same check in 2.2's modules), measured on apache2 for both
+        (tests/access/test_differential_cases.py)."""
+        return not self.authname and (self.authtype or "").lower() in ("basic", "digest")
 
 
 def _satisfy_after(parent: tuple[tuple[str, Methods], ...], own: tuple[tuple[str, Methods], ...]):
@@ -300,6 +313,7 @@ def merge(parent: Effective, own: Own, mode: Mode) -> Effective:
             requires=own.requires if own.requires is not None else parent.requires,
             authz=None,
             authtype=_merged_authtype(parent, own),
+            authname=own.authname or parent.authname,
             authz22=authz22.merged(parent.authz22, own.authz22),
         )
     # compat: the four directives share one struct without merger.
@@ -310,7 +324,7 @@ def merge(parent: Effective, own: Own, mode: Mode) -> Effective:
         host, satisfy = parent.host, parent.satisfy
     authz = merge_authz((parent.authz, None), own.authz_record)[0]
     return Effective(host=host, satisfy=satisfy, requires=(), authz=authz, authtype=_merged_authtype(parent, own),
-                     authz22=authz22.merged(parent.authz22, own.authz22))
+                     authname=own.authname or parent.authname, authz22=authz22.merged(parent.authz22, own.authz22))
 
 
 #: Sections httpd 2.4 merges among themselves before merging the result onto what came before
@@ -1191,6 +1205,10 @@ class Builder:
                     if section is None and vhost is None:
                         self.load_order.append(item.args[0])
                 continue
+            if key == "authname":
+                if item.args:
+                    self._access_scope(item, section, vhost).own.authname = True
+                continue
             module = authz22.module_of(key)
             if module is not None:
                 own = self._access_scope(item, section, vhost).own
@@ -1427,7 +1445,7 @@ _WHOLE_SERVER_KEYS = frozenset({"serverroot", "pidfile", "user"})
 _READ_KEYS = (
     SCOPE_KEYS | COMPAT_KEYS | AUTHZ_CONTAINERS
     | {"virtualhost", "listen", "servername", "serveralias", "documentroot", "alias", "scriptalias", "allowoverride",
-       "options", "accessfilename", "require", "authtype", "authmerging", "authgroupfile", "authdbmgroupfile", "loadmodule",
+       "options", "accessfilename", "require", "authtype", "authname", "authmerging", "authgroupfile", "authdbmgroupfile", "loadmodule",
        "rewriteoptions", "limit", "limitexcept"} | _WHOLE_SERVER_KEYS | remap.KEYS
     | frozenset(authz22.AUTHORITATIVE_KEYS) | {"authzdbmtype"}
 )
@@ -1505,7 +1523,7 @@ def decide_effective(state: Effective, request: Request, mode: Mode = "2.2", ord
             return FORBIDDEN
         if not lines:
             return OK
-        if state.authtype is None:
+        if state.authtype is None or state.realmless:
             return SERVER_ERROR
         status = _user_status(request)
         if status is not None:
@@ -1516,7 +1534,7 @@ def decide_effective(state: Effective, request: Request, mode: Mode = "2.2", ord
         return OK
     if satisfy == "all" and not host_ok:
         return FORBIDDEN
-    return X.decide24(state.authz, state.authtype, _groups_24(request, state))
+    return X.decide24(state.authz, state.authtype, _groups_24(request, state), realm=not state.realmless)
 
 
 def _groups_24(request: Request, state: Effective) -> Request:
@@ -1549,7 +1567,8 @@ def decide_24(configset_or_model: ConfigSet | Model, request: Request) -> int:
     """The status of pure 2.4 (no mod_access_compat): only the Require tree counts."""
     model = configset_or_model if isinstance(configset_or_model, Model) else build(configset_or_model)
     return _decide(model, request, "compat",
-                   lambda state, r: X.decide24(state.authz, state.authtype, _groups_24(r, state)))
+                   lambda state, r: X.decide24(state.authz, state.authtype, _groups_24(r, state),
+                                               realm=not state.realmless))
 
 
 def _decide(model: Model, request: Request, mode: Mode, answer) -> int:
