@@ -157,6 +157,8 @@ def test_ssl_proxy_setting_of_another_vhost_does_not_count():
 # -- HT301 AllowOverride -------------------------------------------------------------------------
 
 MAIN = "ServerRoot /srv\nDocumentRoot /srv/htdocs\n"
+#: A main server without a DocumentRoot written: no root section is asked for (see NO_ROOT below).
+MAIN_NO_DOCROOT = "ServerRoot /srv\n"
 
 
 @pytest.mark.parametrize(
@@ -169,7 +171,7 @@ MAIN = "ServerRoot /srv\nDocumentRoot /srv/htdocs\n"
         pytest.param("<Directory /usr/share/app>\nOptions None\n</Directory>\n", id="fragment-without-evidence"),
         pytest.param("AccessFileName .htaccess\n<Directory /srv>\n<IfVersion >= 2.4>\nAllowOverride All\n</IfVersion>\n"
                      "</Directory>\n", id="set-inside-a-conditional-block"),
-        pytest.param(MAIN + "<DirectoryMatch ^/srv>\nOptions None\n</DirectoryMatch>\n", id="regex-section"),
+        pytest.param(MAIN_NO_DOCROOT + "<DirectoryMatch ^/srv>\nOptions None\n</DirectoryMatch>\n", id="regex-section"),
         pytest.param("AccessFileName .htaccess\n<Directory /srv/www2/*>\n    AllowOverride None\n</Directory>\n"
                      "<Directory /srv/www2/a/htdocs>\n    Options None\n</Directory>\n", id="wildcard-parent-sets-it"),
         pytest.param("AccessFileName .htaccess\n<Directory /srv/*/a>\n    AllowOverride None\n</Directory>\n"
@@ -180,7 +182,7 @@ MAIN = "ServerRoot /srv\nDocumentRoot /srv/htdocs\n"
                      "<Directory /srv/*/a>\n</Directory>\n", id="wildcard-section-under-wildcard"),
         pytest.param("AccessFileName .htaccess\n<VirtualHost *:80>\n<Directory /srv>\nAllowOverride None\n</Directory>\n"
                      "<Directory /srv/a>\n</Directory>\n</VirtualHost>\n", id="the-hosts-own-parent-sets-it"),
-        pytest.param(MAIN + "<IfVersion < 2.3>\n<Directory /srv>\n</Directory>\n</IfVersion>\n",
+        pytest.param(MAIN_NO_DOCROOT + "<IfVersion < 2.3>\n<Directory /srv>\n</Directory>\n</IfVersion>\n",
                      id="dead-ifversion-branch"),
         pytest.param("AccessFileName .htaccess\n<IfModule !mod_authz_core.c>\n<Directory /srv>\n</Directory>\n"
                      "</IfModule>\n", id="dead-ifmodule-branch"),
@@ -275,7 +277,7 @@ def test_allow_override_keeps_22_when_the_set_holds_htaccess_files():
 
 
 def test_allow_override_adopts_24_in_a_main_config_without_evidence():
-    text = MAIN + "<Directory /srv/htdocs>\n    Options None\n</Directory>\n"
+    text = MAIN_NO_DOCROOT + "<Directory /srv/htdocs>\n    Options None\n</Directory>\n"
     [finding] = findings(text, "HT301")
     assert "2.4's default is adopted" in finding.message
     assert finding.fix.applicability == Applicability.DISPLAY_ONLY
@@ -347,6 +349,80 @@ def test_allow_override_fix_restores_22_behaviour_on_a_running_server(httpd):
         with Instance({"site.conf": config, **files}, "site.conf", modules, httpd=httpd) as server:
             statuses.append(server.request("/index.html").status)
     assert statuses == [500, 200, 403]
+
+
+#: A whole server configuration (its main server: Listen at the top level) with no <Directory /> at all.
+NO_ROOT = "AccessFileName .htaccess\nListen 80\nDocumentRoot /srv/www\n<Directory /srv/www>\n    Options None\n</Directory>\n"
+
+
+def test_allow_override_a_main_server_without_a_root_section_keeps_22s_default_everywhere():
+    """2.2 compiled `AllowOverride All` in for `/`: every directory no <Directory> sets read .htaccess files,
+    the DocumentRoot's parents too. One `<Directory />` with 2.2's All written out keeps that (and covers
+    the sections below it, which then need nothing of their own)."""
+    [finding] = findings(NO_ROOT, "HT301")
+    assert (finding.line, finding.fix.applicability) == (3, Applicability.PRESERVE)
+    assert finding.message.startswith("the main server has no <Directory />")
+    assert fixed(NO_ROOT, "HT301") == NO_ROOT.replace(
+        "DocumentRoot /srv/www\n", "DocumentRoot /srv/www\n<Directory />\n    AllowOverride All\n</Directory>\n")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param(NO_ROOT.replace("Listen 80\n", ""), id="a-fragment"),  # the main configuration decides
+        pytest.param(NO_ROOT + "<Directory />\n    AllowOverride None\n</Directory>\n", id="root-section-sets-it"),
+        # the DocumentRoot is in a section with an AllowOverride: only / itself is left (no .htaccess there)
+        pytest.param(NO_ROOT.replace("Options None", "AllowOverride None"), id="document-root-section-sets-it"),
+        pytest.param("Listen 80\n<Directory /srv>\nAllowOverride None\n</Directory>\n<VirtualHost *:80>\n"
+                     "DocumentRoot /srv/www\n</VirtualHost>\n", id="a-hosts-document-root-is-covered"),
+        pytest.param(NO_ROOT.replace("DocumentRoot /srv/www\n", ""), id="no-document-root-written"),
+        pytest.param("Listen 80\n<IfVersion < 2.3>\nDocumentRoot /srv/www\n</IfVersion>\n<Directory />\n</Directory>\n",
+                     id="root-section-without-override-is-its-own-finding"),
+    ],
+)
+def test_allow_override_root_section_noop(text):
+    assert [f for f in findings(text, "HT301") if f.message.startswith("the main server")] == []
+
+
+def test_allow_override_a_root_section_of_a_virtual_host_does_not_cover_the_main_server():
+    text = NO_ROOT + "<VirtualHost *:80>\n    <Directory />\n        AllowOverride None\n    </Directory>\n</VirtualHost>\n"
+    assert [f.line for f in findings(text, "HT301")] == [3]
+
+
+def test_allow_override_a_virtual_hosts_document_root_outside_every_section_asks_for_the_root_section():
+    text = "Listen 80\n<Directory /srv>\n    AllowOverride None\n</Directory>\n<VirtualHost *:80>\n    DocumentRoot /web\n</VirtualHost>\n"
+    [finding] = findings(text, "HT301")
+    assert finding.line == 1 and finding.message.startswith("the main server has no <Directory />")
+    assert fixed(text, "HT301", defaults="keep-2.2").startswith("Listen 80\n<Directory />\n    AllowOverride All\n</Directory>\n")
+
+
+def test_allow_override_a_main_server_without_a_root_section_and_without_evidence():
+    text = NO_ROOT.replace("AccessFileName .htaccess\n", "")
+    by_line = {f.line: f for f in findings(text, "HT301")}
+    assert sorted(by_line) == [2, 3]  # the root and, as before, the section
+    assert "2.4's default is adopted" in by_line[2].message
+    assert by_line[2].fix.applicability == Applicability.DISPLAY_ONLY and fixed(text, "HT301") == text
+    assert fixed(text, "HT301", defaults="keep-2.2") == fixed(NO_ROOT, "HT301").replace("AccessFileName .htaccess\n", "")
+
+
+@pytest.mark.apache
+def test_allow_override_root_fix_reads_the_htaccess_files_above_the_document_root(httpd):
+    """Measured: a .htaccess file in the DocumentRoot's parent, no <Directory /> anywhere. 2.2 applied it; 2.4
+    opens it and refuses its line (500); `AllowOverride All` in the DocumentRoot's own section is not enough
+    (the parent's file is still refused); the root section the fix writes applies it, as 2.2 did."""
+    from httpd24.apache import Instance
+
+    text = NO_ROOT.replace("/srv/www", "www/site")
+    files = {"www/.htaccess": "Header set X-Ht yes\n", "www/site/p.txt": "x\n"}
+    own_section = text.replace("    Options None\n", "    Options None\n    AllowOverride All\n")
+    answers = []
+    for config in (text, own_section, fixed(text, "HT301")):
+        # the Listen line only tells httpd24 this is a whole server configuration: the instance has its own
+        with Instance({"site.conf": config.replace("Listen 80\n", ""), **files}, "site.conf",
+                      ["headers_module", "authz_core_module"], httpd=httpd) as server:
+            response = server.request("/p.txt")
+            answers.append((response.status, response.header("X-Ht")))
+    assert answers == [(500, None), (500, None), (200, "yes")]
 
 
 class _CountingList(list):

@@ -392,7 +392,24 @@ def _has_main_server(ctx, names) -> bool:
 def _path(section: Section, args: list[str]) -> str | None:
     if section.key != "directory" or not args or args[0] == "~":
         return None
-    return args[0].strip("\"'").rstrip("/") or "/"
+    return _unquoted_dir(args[0])
+
+
+def _unquoted_dir(arg: str) -> str:
+    return arg.strip("\"'").rstrip("/") or "/"
+
+
+def _server(item: Item) -> int | None:
+    """The server an item belongs to: the id of its <VirtualHost>; None: the main one."""
+    host = item.in_section("virtualhost")
+    return id(host) if host is not None else None
+
+
+def _reach(overridden: dict[int | None, list[str]], server: int | None) -> tuple[set[str], list[str]]:
+    """The paths (and among them the wildcards) of the sections with an AllowOverride that reach ``server``'s
+    directories: a host merges the main server's sections and its own, not another host's."""
+    paths = overridden.get(None, []) + (overridden.get(server, []) if server is not None else [])
+    return set(paths), [p for p in paths if is_wildcard(p)]
 
 
 def allow_override_for(ctx, directory: str) -> Item | None:
@@ -431,6 +448,11 @@ class AllowOverrideDefault(Rule):
     All`) and 2.4 does not (default `None`, 2.3.9+). `AllowOverride` in a
     `<DirectoryMatch>` or `<Directory ~>` does not count: httpd (2.2 as 2.4)
     ignores it there.
+    A whole server configuration (`ServerRoot`, `Listen` or `LoadModule` at
+    the top level) without a `<Directory />` of its main server, where a
+    `DocumentRoot` lies in no `<Directory>` with an `AllowOverride`, gets one
+    finding for the root: 2.2's default applied there and to the
+    `DocumentRoot`'s parents, which no section's own line reaches.
     In a set made of `.htaccess` files only, it names the `AllowOverride`
     classes the server configuration must grant for them to be read at all.
 
@@ -466,15 +488,18 @@ class AllowOverrideDefault(Rule):
     `.htaccess` files -- the set holds `.htaccess` files, it sets
     `AccessFileName`, or a comment in or right above the section mentions
     `.htaccess`/`AllowOverride` -- by appending `AllowOverride All` to the
-    section (preserve: 2.2's default written out). Elsewhere 2.4's `None` is
+    section (preserve: 2.2's default written out), or, for the root, by
+    writing `<Directory />` with `AllowOverride All` after the main server's
+    `DocumentRoot` (which then covers every section). Elsewhere 2.4's `None` is
     adopted (faster, and no surprise overrides) and the fix is only shown --
     in a set that holds the main server configuration (`ServerRoot`,
     `Listen` or `LoadModule` at the top level); a fragment without evidence
     is not reported, since the main configuration including it decides
     (stock 2.2 ones write `<Directory />` `AllowOverride None`).
-    `--defaults keep-2.2` / `adopt-2.4` override the decision. Directories
-    outside every `<Directory>` section are not covered; a set without
-    `<Directory />` may be included by a main configuration that sets it.
+    `--defaults keep-2.2` / `adopt-2.4` override the decision. A fragment
+    without `<Directory />` gets no root finding: the main configuration
+    including it may set one. `Alias` targets outside every section are not
+    looked at.
     """
 
     code = "HT301"
@@ -497,26 +522,33 @@ class AllowOverrideDefault(Rule):
         sections: list[tuple[Item, str, int | None]] = []
         #: server (id of its <VirtualHost>; None: the main one) -> the paths of its sections with an AllowOverride
         overridden: dict[int | None, list[str]] = {}
+        main_paths: set[str] = set()  # of the main server's sections, with an AllowOverride or not
         for item in ctx.items("directory"):
             path = _path(item.node, item.args)
             if is_htaccess(item.file, names):
                 continue
             if path is None:
                 continue
-            host = item.in_section("virtualhost")
-            server = id(host) if host is not None else None
+            server = _server(item)
+            if server is None:
+                main_paths.add(path)
             if _has_override(item.node):
                 overridden.setdefault(server, []).append(path)
             else:
                 sections.append((item, path, server))
+        roots = [(_unquoted_dir(i.args[0]), _server(i)) for i in ctx.items("documentroot")
+                 if i.args and not is_htaccess(i.file, names)]
+        if main and "/" not in main_paths and any(not _covered(path, *_reach(overridden, s)) for path, s in roots):
+            choice = decision(ctx, KEEP if relies_globally else ADOPT)
+            yield self._no_root_section(ctx, names, choice, relies_globally)
+            if choice == KEEP:
+                overridden.setdefault(None, []).append("/")  # what the fix writes covers every section below
         positions: dict[int, dict[int, int]] = {}  # for _mentions_htaccess
         reach: dict[int | None, tuple[set[str], list[str]]] = {}  # server -> (paths, wildcards) that reach it
         hosts_own = [(set(own), [p for p in own if is_wildcard(p)]) for key, own in overridden.items() if key is not None]
         for item, path, server in sections:
             if server not in reach:
-                # a host merges the main server's sections and its own, not another host's
-                paths = overridden.get(None, []) + (overridden.get(server, []) if server is not None else [])
-                reach[server] = (set(paths), [p for p in paths if is_wildcard(p)])
+                reach[server] = _reach(overridden, server)
             if _covered(path, *reach[server]):
                 continue  # a parent directory (or this one, elsewhere) sets it
             if server is None and path != "/" and any(_covered(posixpath.dirname(path), *own) for own in hosts_own):
@@ -545,6 +577,31 @@ class AllowOverrideDefault(Rule):
                            "suggests .htaccess files here) -- write AllowOverride All (or the classes needed) if "
                            "the site has them, or AllowOverride None to ignore them")
             yield self.finding(item, message, replacement="AllowOverride All", fix=fix)
+
+    def _no_root_section(self, ctx, names, choice, relies):
+        """A whole server configuration without ``<Directory />``: 2.2's compiled-in All applied wherever no
+        section set one, the DocumentRoot's parents too, which no section's own line reaches (measured:
+        tests/rules/test_changed_defaults.py). The finding stands on the main server's DocumentRoot (else its
+        first top-level line), and the fix writes 2.2's default out after it, as a root section."""
+        top = [i for i in ctx.items("documentroot", "serverroot", "listen", "loadmodule")
+               if not i.context and not is_htaccess(i.file, names)]
+        anchor = next((i for i in top if i.key == "documentroot"), top[0])
+        document = ctx.configset.documents[anchor.file]
+        text = f"<Directory />\n{edit.indent_unit(document)}AllowOverride All\n</Directory>"
+        fix = self.fix("write <Directory /> with AllowOverride All (2.2's default)", applicability(choice),
+                       lambda: edit.insert_after(anchor.node, text), anchor.node)
+        change = ("2.2 applied .htaccess files wherever no <Directory> sets AllowOverride (its compiled-in All for "
+                  "/), 2.4 does not (None: with no AllowOverride in effect it refuses their directives with a "
+                  "500, with an explicit None it ignores them)")
+        if choice == KEEP:
+            why = "the configuration uses .htaccess files" if relies else "--defaults keep-2.2"
+            message = (f"the main server has no <Directory />: {change}; keeping 2.2's behaviour ({why}): write "
+                       "<Directory /> with AllowOverride All")
+        else:
+            message = (f"the main server has no <Directory />: {change}; 2.4's default is adopted (nothing suggests "
+                       ".htaccess files) -- write <Directory /> with AllowOverride None to ignore them (as 2.4's "
+                       "own httpd.conf does), or All if the site has them")
+        return self.finding(anchor, message, replacement=text.replace("\n", "; "), fix=fix)
 
     def _htaccess_only(self, ctx, name):
         doc = ctx.configset.documents[name]
