@@ -42,14 +42,29 @@ def _kill_leftovers() -> None:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _free_ports(n: int) -> list[int]:
+def _free_ports(n: int, ipv6: bool = False) -> list[int]:
+    """``n`` ports free on 127.0.0.1 a moment ago (and, with ``ipv6``, on ::1 as well: the kernel picks a port
+    free for IPv4 only, and one another server holds on ::1 made every retry of a busy machine fail)."""
     socks = []
     try:
-        for _ in range(n):
+        ports: list[int] = []
+        for _ in range(n * 20):
+            if len(ports) == n:
+                break
             s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
             socks.append(s)
             s.bind(("127.0.0.1", 0))
-        return [s.getsockname()[1] for s in socks]
+            port = s.getsockname()[1]
+            if ipv6:
+                s6 = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+                socks.append(s6)
+                s6.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+                try:
+                    s6.bind(("::1", port))
+                except OSError:
+                    continue  # taken on ::1: the IPv4 socket stays bound, so the next one is another port
+            ports.append(port)
+        return ports
     finally:
         for s in socks:
             s.close()
@@ -263,7 +278,7 @@ class Instance:
         try:
             last = ""
             for _attempt in range(5):
-                self.ports = _free_ports(self.n_ports)
+                self.ports = _free_ports(self.n_ports, self.ipv6)
                 self.port = self.ports[0]
                 listen = [f"127.0.0.1:{p}" for p in self.ports] + [f"[::1]:{p}" for p in self.ports if self.ipv6]
                 self._tree.write_main(_main_config(self._tree, self._modules(), self.entry, self.httpd, listen=listen, extra=self._extra()))
