@@ -381,9 +381,14 @@ def _mentions_htaccess(section: Section, positions: dict[int, dict[int, int]]) -
     return any(isinstance(n, Comment) and (".htaccess" in n.text or "allowoverride" in n.text.lower()) for n in nodes)
 
 
+#: Lines only a whole server configuration has (a fragment such as extra/httpd-ssl.conf may have a Listen):
+#: the same as the access model's (``httpd24.access.model._WHOLE_SERVER_KEYS``).
+_WHOLE_SERVER_KEYS = ("serverroot", "pidfile", "user")
+
+
 def _has_main_server(ctx, names) -> bool:
     """Whether the set holds the main server configuration (where 2.2's compiled-in default applies)."""
-    for item in ctx.items("serverroot", "listen", "loadmodule"):
+    for item in ctx.items("listen", "loadmodule", *_WHOLE_SERVER_KEYS):
         if not item.context and not is_htaccess(item.file, names):
             return True
     return False
@@ -393,6 +398,25 @@ def _path(section: Section, args: list[str]) -> str | None:
     if section.key != "directory" or not args or args[0] == "~":
         return None
     return _unquoted_dir(args[0])
+
+
+def _merged_before(item: Item, path: str, server: int | None,
+                   setting: list[tuple[Item, str, int | None]]) -> Item | None:
+    """A section with an AllowOverride that a wildcard section ``path`` (of ``item``) meets at the same depth
+    and that httpd merges before it (sections of one depth in reading order, a host's after the main
+    server's): `AllowOverride All` appended to ``item`` would override it where both apply, where 2.2
+    applied that section's (campaign vhosts 92, index 263, on apache2)."""
+    if not is_wildcard(path):
+        return None  # a literal section that a wildcard one with an AllowOverride matches is covered by it
+    depth = len([c for c in path.split("/") if c])
+    for other, other_path, other_server in setting:
+        if other_server not in (None, server) or len([c for c in other_path.split("/") if c]) != depth:
+            continue
+        if not (glob_match(path, other_path) or glob_match(other_path, path)):
+            continue
+        if (other_server is None and server is not None) or (other_server == server and other.order < item.order):
+            return other
+    return None
 
 
 def _unquoted_dir(arg: str) -> str:
@@ -448,8 +472,8 @@ class AllowOverrideDefault(Rule):
     All`) and 2.4 does not (default `None`, 2.3.9+). `AllowOverride` in a
     `<DirectoryMatch>` or `<Directory ~>` does not count: httpd (2.2 as 2.4)
     ignores it there.
-    A whole server configuration (`ServerRoot`, `Listen` or `LoadModule` at
-    the top level) without a `<Directory />` of its main server, where a
+    A whole server configuration (`ServerRoot`, `PidFile` or `User` at the
+    top level) without a `<Directory />` of its main server, where a
     `DocumentRoot` lies in no `<Directory>` with an `AllowOverride`, gets one
     finding for the root: 2.2's default applied there and to the
     `DocumentRoot`'s parents, which no section's own line reaches.
@@ -493,11 +517,14 @@ class AllowOverrideDefault(Rule):
     `DocumentRoot` (which then covers every section). Elsewhere 2.4's `None` is
     adopted (faster, and no surprise overrides) and the fix is only shown --
     in a set that holds the main server configuration (`ServerRoot`,
-    `Listen` or `LoadModule` at the top level); a fragment without evidence
+    `PidFile`, `User`, `Listen` or `LoadModule` at the top level); a fragment without evidence
     is not reported, since the main configuration including it decides
     (stock 2.2 ones write `<Directory />` `AllowOverride None`).
-    `--defaults keep-2.2` / `adopt-2.4` override the decision. A fragment
-    without `<Directory />` gets no root finding: the main configuration
+    `--defaults keep-2.2` / `adopt-2.4` override the decision. A wildcard
+    section that httpd merges after a section with an `AllowOverride` it
+    matches at the same depth (`<Directory /srv/w*>` after
+    `<Directory /srv/www>`) gets no fix: `All` written there would override
+    that section's. A fragment without `<Directory />` gets no root finding: the main configuration
     including it may set one. `Alias` targets outside every section are not
     looked at.
     """
@@ -522,6 +549,7 @@ class AllowOverrideDefault(Rule):
         sections: list[tuple[Item, str, int | None]] = []
         #: server (id of its <VirtualHost>; None: the main one) -> the paths of its sections with an AllowOverride
         overridden: dict[int | None, list[str]] = {}
+        setting: list[tuple[Item, str, int | None]] = []  # those sections, in reading order
         main_paths: set[str] = set()  # of the main server's sections, with an AllowOverride or not
         for item in ctx.items("directory"):
             path = _path(item.node, item.args)
@@ -534,13 +562,15 @@ class AllowOverrideDefault(Rule):
                 main_paths.add(path)
             if _has_override(item.node):
                 overridden.setdefault(server, []).append(path)
+                setting.append((item, path, server))
             else:
                 sections.append((item, path, server))
         roots = [(_unquoted_dir(i.args[0]), _server(i)) for i in ctx.items("documentroot")
                  if i.args and not is_htaccess(i.file, names)]
-        if main and "/" not in main_paths and any(not _covered(path, *_reach(overridden, s)) for path, s in roots):
+        whole = [i for i in ctx.items(*_WHOLE_SERVER_KEYS) if not i.context and not is_htaccess(i.file, names)]
+        if whole and "/" not in main_paths and any(not _covered(path, *_reach(overridden, s)) for path, s in roots):
             choice = decision(ctx, KEEP if relies_globally else ADOPT)
-            yield self._no_root_section(ctx, names, choice, relies_globally)
+            yield self._no_root_section(ctx, names, whole[0], choice, relies_globally)
             if choice == KEEP:
                 overridden.setdefault(None, []).append("/")  # what the fix writes covers every section below
         positions: dict[int, dict[int, int]] = {}  # for _mentions_htaccess
@@ -567,6 +597,14 @@ class AllowOverrideDefault(Rule):
                            lambda node=node: edit.append_child(node, "AllowOverride All"), node)
             change = ("2.2 applied .htaccess files there (All); 2.4 does not (None: with no AllowOverride in "
                       "effect it refuses their directives with a 500, with an explicit None it ignores them)")
+            if (before := _merged_before(item, path, server, setting)) is not None:
+                where = f"{before.file}:{before.node.location.line}"
+                message = (f"<Directory {path}> has no AllowOverride: {change}; `AllowOverride All` written here "
+                           f"would override <Directory {_path(before.node, before.args)}> ({where}), which httpd "
+                           "merges before it (same depth) and 2.2 applied there: write AllowOverride in sections "
+                           "of the directories it should open, or move this section above that one")
+                yield self.finding(item, message, replacement="AllowOverride All")
+                continue
             if choice == KEEP:
                 why = ("the configuration uses .htaccess files" if relies
                        else "--defaults keep-2.2")
@@ -578,14 +616,13 @@ class AllowOverrideDefault(Rule):
                            "the site has them, or AllowOverride None to ignore them")
             yield self.finding(item, message, replacement="AllowOverride All", fix=fix)
 
-    def _no_root_section(self, ctx, names, choice, relies):
+    def _no_root_section(self, ctx, names, whole: Item, choice, relies):
         """A whole server configuration without ``<Directory />``: 2.2's compiled-in All applied wherever no
         section set one, the DocumentRoot's parents too, which no section's own line reaches (measured:
-        tests/rules/test_changed_defaults.py). The finding stands on the main server's DocumentRoot (else its
-        first top-level line), and the fix writes 2.2's default out after it, as a root section."""
-        top = [i for i in ctx.items("documentroot", "serverroot", "listen", "loadmodule")
-               if not i.context and not is_htaccess(i.file, names)]
-        anchor = next((i for i in top if i.key == "documentroot"), top[0])
+        tests/rules/test_changed_defaults.py). The finding stands on the main server's DocumentRoot (else on
+        ``whole``, a line only a whole configuration has), and the fix writes 2.2's default out after it."""
+        anchor = next((i for i in ctx.items("documentroot") if not i.context and not is_htaccess(i.file, names)),
+                      whole)
         document = ctx.configset.documents[anchor.file]
         text = f"<Directory />\n{edit.indent_unit(document)}AllowOverride All\n</Directory>"
         fix = self.fix("write <Directory /> with AllowOverride All (2.2's default)", applicability(choice),
