@@ -9,7 +9,7 @@
 Each configuration i depends only on (seed, i).  The reference is
 httpd24.access.normalize_22(original) on apache2 + mod_access_compat, the
 candidate httpd24.access.translate(original) on apache2 without it
-(see httpd24.apache.differential); for --shapes vhosts, translate() and then
+(see httpd24.apache.differential); for --shapes vhosts and htaccess, translate() and then
 HT301's AllowOverride (differential.with_override_default: its servers are drawn
 without one too, where 2.2's default All read the .htaccess files).  Where the normalisation cannot make 2.2's
 inheritance explicit, the candidate's answers are held to the model of 2.2
@@ -140,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     from httpd24.access import normalize_22, translate
 
     # the vhosts shape draws servers without an AllowOverride: HT301 writes 2.2's default there, not translate()
-    candidate = differential.with_override_default(translate) if args.shapes == "vhosts" else translate
+    candidate = differential.with_override_default(translate) if args.shapes in ("vhosts", "htaccess") else translate
     if args.minimize:
         if args.seed is None or args.index is None:
             ap.error("--minimize needs --seed and --index")

@@ -167,7 +167,15 @@ HYBRID = [
      "    Allow from 127\n</Location>\n"),
 ]
 
+LOCATION_BESIDE_HTACCESS = {
+    "httpd.conf": DOCROOT + "<Location />\n    Satisfy ALL\n</Location>\n<Directory /srv/w*>\n</Directory>\n",
+    "srv/www/.htaccess": "Require group admins\n"}
+
 INHERITANCE = [
+    # A fragment's <Location /> also meets what an Alias of the configuration including it maps elsewhere (the
+    # harness asks for /srv/wv through one): the DocumentRoot's .htaccess is not certain there, and its Require
+    # written into the Location applied to /srv/wv, where 2.2 applied nothing (campaign htaccess 91, index 20).
+    ("a fragment's Location / beside the DocumentRoot's .htaccess", LOCATION_BESIDE_HTACCESS),
     ("child only Satisfy", DOCROOT + f"<Directory /srv/www>\n    Order deny,allow\n    Deny from all\n    Allow from 127.0.0.1\n"
      f"{AUTH}    Require valid-user\n</Directory>\n<Directory /srv/www/a>\n    Satisfy Any\n</Directory>\n"),
     ("child drops inherited Satisfy Any", DOCROOT + f"<Directory /srv/www>\n    Order allow,deny\n    Allow from 127.0.0.1\n"
@@ -279,6 +287,18 @@ def test_translation_matches(httpd, translation_cases, assert_all_ok, group):
     wrong = {label: differential.against_model(r, text)[:3] for (label, text), r in zip(items, reports)
              if "<VirtualHost" not in text and differential.against_model(r, text)}
     assert wrong == {}
+
+
+def test_a_whole_servers_requests_stay_where_its_document_root_and_aliases_map(httpd, translation_cases):
+    """A whole server configuration (a PidFile) has every Alias there is: nothing reaches /srv/wv, so the
+    harness asks for nothing through /__fs, and the Location's translation (the .htaccess is certain under it)
+    answers as 2.2 wherever a request can go."""
+    whole = {**LOCATION_BESIDE_HTACCESS, "httpd.conf": "PidFile run/httpd.pid\n" + LOCATION_BESIDE_HTACCESS["httpd.conf"]}
+    [report] = differential.compare_many(translation_cases([("whole", whole)]), httpd=httpd)
+    assert report.ok, report.format()
+    assert report.requests and not any(q.path.startswith("/__fs/") for q in report.statuses)
+    [fragment] = differential.compare_many(translation_cases([("fragment", LOCATION_BESIDE_HTACCESS)]), httpd=httpd)
+    assert fragment.ok and any(q.path.startswith("/__fs/srv/wv/") for q in fragment.statuses), fragment.format()
 
 
 def test_mixed_sections_answer_as_on_2_4_with_compat(httpd, translation_cases, assert_all_ok):

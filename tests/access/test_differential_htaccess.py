@@ -156,31 +156,47 @@ def test_a_migration_writes_2_2_s_default_where_no_allowoverride_applies(httpd):
     assert "add `AllowOverride AuthConfig` (what its lines need once migrated) to <Directory /srv/www/a>" in left[0].message
 
 
-#: No <Directory> names srv/www/a or a parent: the model cannot tell where the file lies, places it nowhere, and
-#: it never applies there.
-UNPLACED = {"httpd.conf": "DocumentRoot /srv/www\n<Location />\n    Order allow,deny\n    Allow from all\n</Location>\n",
-            "srv/www/a/.htaccess": "Order deny,allow\nDeny from all\n"}
+#: No <Directory> names srv/www/a or a parent, the DocumentRoot does: the file lies at /srv/www/a/, and 2.2 read it
+#: there with its compiled-in `AllowOverride All` (the set is a whole server: a `PidFile`).
+UNDER_THE_DOCUMENT_ROOT = {
+    "httpd.conf": "PidFile run/httpd.pid\nDocumentRoot /srv/www\n",
+    "srv/www/a/.htaccess": "Order deny,allow\nDeny from all\nAllow from 127.0.0.2\n",
+}
 
 
-def test_an_htaccess_the_model_does_not_place_is_not_run(httpd):
-    """The harness wrote it at the DocumentRoot (where 2.4 answered 500 for its lines, or applied them below
-    every URL), while the model applied it nowhere: the two now agree that it is not read."""
+def test_an_htaccess_under_the_document_root_is_placed_and_its_migration_proven(httpd):
+    """Placed by <Directory> sections only, the file applied nowhere in the model and was not run, so a migration
+    that left 2.4 answering 500 under it passed (HT301 said nothing of a server without <Directory />). Placed
+    by the DocumentRoot, it runs, and the migration (HT301 writes `<Directory />` with 2.2's All) answers as 2.2."""
     from httpd24.access import build
     from httpd24.config import ConfigSet
+    from httpd24.engine import lint, migrate
 
-    [scope] = [s for s in build(ConfigSet.from_mapping(UNPLACED, entry="httpd.conf")).scopes if s.kind == "htaccess"]
-    assert scope.dirpath is None
-    report = differential.compare(UNPLACED, UNPLACED, candidate_compat=True, httpd=httpd)
-    assert differential.against_model(report, UNPLACED) == []
-    assert {differential.access_answer(a) for a, _b in report.statuses.values()} == {200}
-    assert "# .htaccess" not in report.reference_config["main"]
+    original = ConfigSet.from_mapping(UNDER_THE_DOCUMENT_ROOT, entry="httpd.conf")
+    [scope] = [s for s in build(original).scopes if s.kind == "htaccess"]
+    assert scope.dirpath == "/srv/www/a/"
+    migrated = {k: v.decode() for k, v in migrate(original).files.items()}
+    assert "<Directory />\n    AllowOverride All\n</Directory>\n" in migrated["httpd.conf"]
+    report = differential.verify(ConfigSet.from_mapping(UNDER_THE_DOCUMENT_ROOT, entry="httpd.conf"), migrated,
+                                 httpd=httpd)
+    assert report.ok, report.format()
+    got = {q.source: (a, b) for q, (a, b) in report.statuses.items()
+           if q.path == "/a/f.html" and q.method == "GET" and q.user is None and not q.env}
+    assert got == {source: (200, 200) if source == "127.0.0.2" else (403, 403) for source in differential.SOURCES}
+    assert differential.against_model(report, UNDER_THE_DOCUMENT_ROOT) == []
+    # A fragment (no PidFile): the main configuration including it decides, HT505 says what to write where.
+    fragment = {**UNDER_THE_DOCUMENT_ROOT,
+                "httpd.conf": UNDER_THE_DOCUMENT_ROOT["httpd.conf"].replace("PidFile run/httpd.pid\n", "")}
+    [left] = lint(ConfigSet.from_mapping(fragment, entry="httpd.conf"), select=["HT505"])
+    assert left.file == "srv/www/a/.htaccess" and "no AllowOverride applies to /srv/www/a/" in left.message
 
 
 def test_migrations_of_random_htaccess_sites_without_allowoverride_answer_as_2_2(httpd):
     """The htaccess shape with its `AllowOverride` taken out (2.2's default All then applied the files): what
     `httpd24 migrate` fully translates answers as the reference, or where normalize_22 could not make 2.2's
-    inheritance explicit, as the 2.2 model. (The random campaigns judge translate() alone, which leaves
-    AllowOverride to HT301: their shape keeps writing one.)"""
+    inheritance explicit, as the 2.2 model. Every other one is a whole server (a `PidFile`), where HT301 writes
+    2.2's default as `<Directory />`; in a fragment an .htaccess file under the DocumentRoot alone is left to
+    a person (HT505: the main configuration decides)."""
     import random
     import re
 
@@ -188,18 +204,21 @@ def test_migrations_of_random_htaccess_sites_without_allowoverride_answer_as_2_2
     from httpd24.config import ConfigSet
     from httpd24.engine import migrate
 
-    cases, originals = [], {}
+    cases, originals, whole = [], {}, 0
     for i in range(60):
         files = differential.random_config_htaccess(random.Random(f"77:htaccess:{i}"))
-        files["httpd.conf"] = re.sub(r"<Directory /srv/www>\n    AllowOverride [^\n]*\n</Directory>\n", "",
-                                     files["httpd.conf"], count=1)
-        migrated = {k: v.decode() for k, v in migrate(ConfigSet.from_mapping(files, entry="httpd.conf")).files.items()}
-        if any(re.search(r"(?im)^\s*(order|allow|deny|satisfy)\b", text) for text in migrated.values()):
+        files["httpd.conf"] = ("PidFile run/httpd.pid\n" if i % 2 else "") + re.sub(
+            r"<Directory /srv/www>\n    AllowOverride [^\n]*\n</Directory>\n", "", files["httpd.conf"], count=1)
+        migration = migrate(ConfigSet.from_mapping(files, entry="httpd.conf"))
+        migrated = {k: v.decode() for k, v in migration.files.items()}
+        if any(re.search(r"(?im)^\s*(order|allow|deny|satisfy)\b", text) for text in migrated.values()) or any(
+                f.code == "HT505" and "no AllowOverride applies" in f.message for f in migration.remaining):
             continue  # left to a person
+        whole += i % 2
         reference, notes = normalize_notes(ConfigSet.from_mapping(files, entry="httpd.conf"))
         originals[str(i)] = (files, notes)
         cases.append(differential.Case(str(i), reference, migrated))
-    assert len(cases) >= 8
+    assert len(cases) >= 8 and whole >= 4
     for report in differential.compare_many(cases, httpd=httpd):
         files, notes = originals[report.name]
         assert not report.candidate_error, report.format()

@@ -13,6 +13,7 @@ import pytest
 from apache_fixture import httpd  # noqa: F401
 
 from httpd24.access import normalize_22, translate
+from httpd24.apache import differential
 from httpd24.config import ConfigSet
 
 pytestmark = pytest.mark.apache
@@ -35,7 +36,7 @@ def hack_differential():
 
 
 def wrong_translate(configset: ConfigSet) -> ConfigSet:
-    out = translate(configset).render()
+    out = differential.with_override_default(translate)(configset).render()
     return ConfigSet.from_mapping({name: data.replace(b"Require all denied", b"Require all granted")
                                    for name, data in out.items()}, entry="httpd.conf")
 

@@ -696,6 +696,8 @@ class Model:
     server_names: dict[int, list[str]]
     #: Some request reaches the main server (:attr:`servers`).
     main_reachable: bool = True
+    #: The set is a whole server configuration (:attr:`Builder.whole_server`): its Aliases are all there are.
+    whole_server: bool = False
     #: URLs each server (None: the main one) proxies or maps elsewhere (:mod:`.remap`), in reading order.
     remaps: dict[int | None, list[Remap]] = field(default_factory=dict)
     #: Some ``RewriteOptions`` inherits rules, so main-server RewriteRules may apply in virtual hosts.
@@ -1375,6 +1377,7 @@ class Builder:
 
     def finish(self) -> Model:
         dirs = {s.dirpath for s in self.order if s.kind == "directory" and s.dirpath is not None}
+        dirs |= {normalize_dir(root) for root in self.document_root.values()}
         for scope in self.order:
             if scope.kind == "htaccess":
                 scope.dirpath = htaccess_dir(scope.file, self.server_root, dirs)
@@ -1396,6 +1399,7 @@ class Builder:
             vhosts=self.vhosts,
             server_names=self.server_names,
             main_reachable=not self.whole_server or main_server_reachable(self.listens, self.vhost_items),
+            whole_server=self.whole_server,
             has_compat=bool(self.compat_items),
             has_24_syntax=bool(self.hybrid_items) or self.dbm_24_names,
             access_file_names=self.access_file_names,
@@ -1453,8 +1457,8 @@ _READ_KEYS = (
 
 def htaccess_dir(name: str, server_root: str, dirs: Collection[str]) -> str | None:
     """The directory (normalized, with its slash) the .htaccess file ``name`` of a set lies in; None when
-    unknown. Known when a <Directory> (``dirs``: their normalized paths) names it or one of its parents
-    (other than `/`, which every path is under). A set read from disk names its files relative to the
+    unknown. Known when a <Directory> or a DocumentRoot (``dirs``: their normalized paths) names it or one
+    of its parents (other than `/`, which every path is under). A set read from disk names its files relative to the
     server root (the directory given); a mapping's names may be absolute paths without their leading slash."""
     directory = posixpath.dirname(name)
     parents = tuple(d for d in dirs if d != "/")

@@ -122,6 +122,11 @@ def _fs_uncached(scope: Scope, model: Model) -> tuple[str | None, list[str] | No
             # <Directory> named after it, slash or not (tests/access/test_file_named_directory.py).
             here = normalize_dir(mapped) if url == "/" else normalize_dir(posixpath.dirname(mapped.rstrip("/")) or "/")
             certain = here if certain in (None, here) else "/"
+        if url in ("", "/") and not model.whole_server:
+            # A fragment's Location / also meets what the configuration including it maps elsewhere (an Alias
+            # of Debian's apache2.conf: /icons/): under the DocumentRoot is not certain (campaign htaccess 91,
+            # index 20: the DocumentRoot's .htaccess Require was written into it, and applied under such an Alias).
+            roots.append("/")
         roots = list(dict.fromkeys(roots + list(remapped_to)))
         if len(roots) > 1:
             certain = "/"  # an Alias below the path, or another virtual host, maps some of its URLs elsewhere

@@ -379,6 +379,9 @@ class _Unit:
     methods: set[str] = field(default_factory=set)
     #: Directory (before moving) -> the kept text of the .htaccess file(s) there.
     htaccess: dict[str, str] = field(default_factory=dict)
+    #: A whole server configuration: no request reaches a directory its DocumentRoot and Aliases do not map
+    #: (a fragment's may: an Alias of the configuration that includes it), so none is asked through /__fs.
+    whole_server: bool = False
 
     def shown(self) -> str:
         """The text as run, with its .htaccess files (for reports)."""
@@ -498,12 +501,14 @@ def _literal_prefix(regex: str) -> str:
     return "".join(out)
 
 
-def _walk(nodes):
-    """Every section of inlined nodes, depth first."""
+def _walk(nodes, *, directives: bool = False):
+    """Every section of inlined nodes, depth first (and every directive, with ``directives``)."""
     for node, children in nodes:
         if isinstance(node, Section):
             yield node
-            yield from _walk(children or [])
+            yield from _walk(children or [], directives=directives)
+        elif directives:
+            yield node
 
 
 class _Extractor:
@@ -537,18 +542,21 @@ class _Extractor:
         nodes = _inline(cs, skip=files)
         main = [n for n in nodes if not (isinstance(n[0], Section) and n[0].key == "virtualhost")]
         vhosts = [n for n in nodes if isinstance(n[0], Section) and n[0].key == "virtualhost"]
-        dirs = {normalize_dir(posixpath.join(cs.server_root, node.args[0])) for node in _walk(nodes)
-                if node.key == "directory" and len(node.args) == 1}
+        dirs = {normalize_dir(posixpath.join(cs.server_root, node.args[0])) for node in _walk(nodes, directives=True)
+                if node.key in ("directory", "documentroot") and len(node.args) == 1}
         # one the model does not place applies nowhere (access.model.htaccess_dir): not written either
         placed = [(where, _inline(cs, document=n)) for n in files
                   if (where := htaccess_dir(n, cs.server_root, dirs)) is not None]
+        model = build(cs)
         # where the virtual hosts take every Listen of a whole configuration no request meets the main server
-        reached = not vhosts or build(cs).main_reachable
+        reached = not vhosts or model.main_reachable
         out = [("main", self.unit(main, htaccess=htaccess, files=placed))] if reached else []
         for i, (node, children) in enumerate(vhosts, 1):
             # no line number: the migrated file may have more lines, the units must still pair up
             label = f"vhost{i} <VirtualHost {' '.join(node.args)}> ({node.location.file})"
             out.append((label, self.unit(main + children, files=placed)))
+        for _label, unit in out:
+            unit.whole_server = model.whole_server
         return out
 
     def unit(self, nodes, *, htaccess: bool = False, files: Sequence[tuple[str, list]] = ()) -> _Unit:
@@ -705,7 +713,7 @@ def _urls(unit: _Unit, alias_fs: str = "/__fs") -> list[str]:
                 return url.rstrip("/") + d[len(t):]
         if docroot and (d == docroot or d.startswith(docroot + "/")):
             return d[len(docroot):]
-        if d == "" or d == "/":
+        if d == "" or d == "/" or unit.whole_server:
             return None
         return alias_fs + d
 
@@ -1137,7 +1145,7 @@ def _run_prepared(prepared: Sequence[_Prepared], ws: _Workspace, httpd: Httpd, *
             ref_text.append(_vhost(host, ref_unit, str(ws.fs), access["ref"]))
             cand_text.append(_vhost(host, cand_unit, str(ws.fs), access["cand"]))
             htaccess += [(ref_unit, access["ref"]), (cand_unit, access["cand"])]
-            merged = _Unit(text="", docroot=ref_unit.docroot)
+            merged = _Unit(text="", docroot=ref_unit.docroot, whole_server=ref_unit.whole_server and cand_unit.whole_server)
             for u in (ref_unit, cand_unit):
                 merged.dirs |= u.dirs
                 merged.pattern_dirs |= u.pattern_dirs
