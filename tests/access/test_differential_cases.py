@@ -293,7 +293,8 @@ def test_a_whole_servers_requests_stay_where_its_document_root_and_aliases_map(h
     """A whole server configuration (a PidFile) has every Alias there is: nothing reaches /srv/wv, so the
     harness asks for nothing through /__fs, and the Location's translation (the .htaccess is certain under it)
     answers as 2.2 wherever a request can go."""
-    whole = {**LOCATION_BESIDE_HTACCESS, "httpd.conf": "PidFile run/httpd.pid\n" + LOCATION_BESIDE_HTACCESS["httpd.conf"]}
+    whole = {**LOCATION_BESIDE_HTACCESS,
+             "httpd.conf": "PidFile run/httpd.pid\n" + LOCATION_BESIDE_HTACCESS["httpd.conf"]}
     [report] = differential.compare_many(translation_cases([("whole", whole)]), httpd=httpd)
     assert report.ok, report.format()
     assert report.requests and not any(q.path.startswith("/__fs/") for q in report.statuses)

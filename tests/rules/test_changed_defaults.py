@@ -391,7 +391,8 @@ def test_allow_override_a_wildcard_section_keeps_the_none_it_is_merged_after_on_
 
 
 #: A whole server configuration (a PidFile at the top level) with no <Directory /> at all.
-NO_ROOT = "AccessFileName .htaccess\nPidFile run/httpd.pid\nDocumentRoot /srv/www\n<Directory /srv/www>\n    Options None\n</Directory>\n"
+NO_ROOT = ("AccessFileName .htaccess\nPidFile run/httpd.pid\nDocumentRoot /srv/www\n<Directory /srv/www>\n"
+           "    Options None\n</Directory>\n")
 
 
 def test_allow_override_a_main_server_without_a_root_section_keeps_22s_default_everywhere():
@@ -417,7 +418,8 @@ def test_allow_override_a_main_server_without_a_root_section_keeps_22s_default_e
         pytest.param("PidFile run/httpd.pid\n<Directory /srv>\nAllowOverride None\n</Directory>\n<VirtualHost *:80>\n"
                      "DocumentRoot /srv/www\n</VirtualHost>\n", id="a-hosts-document-root-is-covered"),
         pytest.param(NO_ROOT.replace("DocumentRoot /srv/www\n", ""), id="no-document-root-written"),
-        pytest.param("PidFile run/httpd.pid\n<IfVersion < 2.3>\nDocumentRoot /srv/www\n</IfVersion>\n<Directory />\n</Directory>\n",
+        pytest.param("PidFile run/httpd.pid\n<IfVersion < 2.3>\nDocumentRoot /srv/www\n</IfVersion>\n"
+                     "<Directory />\n</Directory>\n",
                      id="root-section-without-override-is-its-own-finding"),
     ],
 )
@@ -426,7 +428,8 @@ def test_allow_override_root_section_noop(text):
 
 
 def test_allow_override_a_root_section_of_a_virtual_host_does_not_cover_the_main_server():
-    text = NO_ROOT + "<VirtualHost *:80>\n    <Directory />\n        AllowOverride None\n    </Directory>\n</VirtualHost>\n"
+    text = NO_ROOT + ("<VirtualHost *:80>\n    <Directory />\n        AllowOverride None\n    </Directory>\n"
+                      "</VirtualHost>\n")
     assert [f.line for f in findings(text, "HT301")] == [3]
 
 
@@ -435,7 +438,8 @@ def test_allow_override_a_virtual_hosts_document_root_outside_every_section_asks
             "    DocumentRoot /web\n</VirtualHost>\n")
     [finding] = findings(text, "HT301")
     assert finding.line == 1 and finding.message.startswith("the main server has no <Directory />")
-    assert fixed(text, "HT301", defaults="keep-2.2").startswith("PidFile run/httpd.pid\n<Directory />\n    AllowOverride All\n</Directory>\n")
+    assert fixed(text, "HT301", defaults="keep-2.2").startswith(
+        "PidFile run/httpd.pid\n<Directory />\n    AllowOverride All\n</Directory>\n")
 
 
 def test_allow_override_a_main_server_without_a_root_section_and_without_evidence():
@@ -444,7 +448,8 @@ def test_allow_override_a_main_server_without_a_root_section_and_without_evidenc
     assert sorted(by_line) == [2, 3]  # the root and, as before, the section
     assert "2.4's default is adopted" in by_line[2].message
     assert by_line[2].fix.applicability == Applicability.DISPLAY_ONLY and fixed(text, "HT301") == text
-    assert fixed(text, "HT301", defaults="keep-2.2") == fixed(NO_ROOT, "HT301").replace("AccessFileName .htaccess\n", "")
+    assert fixed(text, "HT301", defaults="keep-2.2") == fixed(NO_ROOT, "HT301").replace(
+        "AccessFileName .htaccess\n", "")
 
 
 @pytest.mark.apache

@@ -1449,7 +1449,8 @@ _WHOLE_SERVER_KEYS = frozenset({"serverroot", "pidfile", "user"})
 _READ_KEYS = (
     SCOPE_KEYS | COMPAT_KEYS | AUTHZ_CONTAINERS
     | {"virtualhost", "listen", "servername", "serveralias", "documentroot", "alias", "scriptalias", "allowoverride",
-       "options", "accessfilename", "require", "authtype", "authname", "authmerging", "authgroupfile", "authdbmgroupfile", "loadmodule",
+       "options", "accessfilename", "require", "authtype", "authname", "authmerging", "authgroupfile",
+       "authdbmgroupfile", "loadmodule",
        "rewriteoptions", "limit", "limitexcept"} | _WHOLE_SERVER_KEYS | remap.KEYS
     | frozenset(authz22.AUTHORITATIVE_KEYS) | {"authzdbmtype"}
 )
@@ -1458,8 +1459,9 @@ _READ_KEYS = (
 def htaccess_dir(name: str, server_root: str, dirs: Collection[str]) -> str | None:
     """The directory (normalized, with its slash) the .htaccess file ``name`` of a set lies in; None when
     unknown. Known when a <Directory> or a DocumentRoot (``dirs``: their normalized paths) names it or one
-    of its parents (other than `/`, which every path is under). A set read from disk names its files relative to the
-    server root (the directory given); a mapping's names may be absolute paths without their leading slash."""
+    of its parents (other than `/`, which every path is under). A set read from disk names its files
+    relative to the server root (the directory given); a mapping's names may be absolute paths without
+    their leading slash."""
     directory = posixpath.dirname(name)
     parents = tuple(d for d in dirs if d != "/")
 

@@ -1145,7 +1145,8 @@ def _run_prepared(prepared: Sequence[_Prepared], ws: _Workspace, httpd: Httpd, *
             ref_text.append(_vhost(host, ref_unit, str(ws.fs), access["ref"]))
             cand_text.append(_vhost(host, cand_unit, str(ws.fs), access["cand"]))
             htaccess += [(ref_unit, access["ref"]), (cand_unit, access["cand"])]
-            merged = _Unit(text="", docroot=ref_unit.docroot, whole_server=ref_unit.whole_server and cand_unit.whole_server)
+            merged = _Unit(text="", docroot=ref_unit.docroot,
+                           whole_server=ref_unit.whole_server and cand_unit.whole_server)
             for u in (ref_unit, cand_unit):
                 merged.dirs |= u.dirs
                 merged.pattern_dirs |= u.pattern_dirs
