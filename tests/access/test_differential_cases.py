@@ -21,6 +21,7 @@ pytestmark = pytest.mark.apache
 
 GROUPS = "    AuthGroupFile /etc/httpd/groups\n"
 NO_REALM = AUTH.replace('    AuthName "restricted"\n', "")
+NO_USER_FILE = AUTH.replace("    AuthUserFile /etc/httpd/users\n", "")
 
 
 def configset(text: str) -> ConfigSet:
@@ -72,6 +73,11 @@ SATISFY = [
      "    Order deny,allow\n    Deny from all\n    Allow from 127.0.0.2\n    Satisfy any\n</Directory>\n"),
     ("AuthName of the parent section, AuthType of the child", DOCROOT + "<Directory /srv/www>\n    AuthName \"r\"\n"
      f"</Directory>\n<Directory /srv/www/a>\n{NO_REALM}    Require valid-user\n</Directory>\n"),
+    # Basic credentials with no AuthUserFile in effect: mod_authn_file has no file to open (AH01619 on 2.4), 500;
+    # without credentials 401 as ever. Inherited on its own, like AuthName.
+    ("basic without AuthUserFile", DOCROOT + f"<Directory /srv/www>\n{NO_USER_FILE}    Require valid-user\n</Directory>\n"),
+    ("AuthUserFile of the parent section", DOCROOT + "<Directory /srv/www>\n    AuthUserFile /etc/httpd/users\n"
+     f"</Directory>\n<Directory /srv/www/a>\n{NO_USER_FILE}    Require user alice\n</Directory>\n"),
     ("require user list", DOCROOT + f"<Directory /srv/www>\n{AUTH}    Require user bob carol\n</Directory>\n"),
     ("require env deny + satisfy any", DOCROOT + f"<Directory /srv/www>\n    Order allow,deny\n    Allow from env=HTTPD24_A\n"
      f"{AUTH}    Require valid-user\n    Satisfy any\n</Directory>\n"),

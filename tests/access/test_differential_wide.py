@@ -55,6 +55,9 @@ def test_wide_generator_is_seeded_and_varied():
     assert any(re.search(r"(?im)^(\s*)authtype none\n(?:\1\S.*\n)*?\1require ", t) for t in none)
     # AuthType Basic without an AuthName beside it: inherited from an enclosing section, or missing (500)
     assert sum(bool(re.search(r"(?im)^(\s*)authtype basic\n\1AuthUserFile ", t)) for _i, t in a) >= 10
+    # and without an AuthUserFile beside it
+    assert sum(bool(re.search(r'(?im)^(\s*)authtype basic\n\1AuthName "restricted"\n(?!\1AuthUserFile )', t))
+               for _i, t in a) >= 5
 
 
 def test_options_lines_leave_the_rest_of_a_configuration_as_drawn_before_them():

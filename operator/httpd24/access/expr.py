@@ -449,9 +449,11 @@ def evaluate(e: Expr, request: "Request", user: str | None, under_and: bool = Tr
     return result
 
 
-def decide24(tree: Expr | None, authtype: str | None, request: "Request", realm: bool = True) -> int:
+def decide24(tree: Expr | None, authtype: str | None, request: "Request", realm: bool = True,
+             user_file: bool = True) -> int:
     """mod_authz_core's two passes (without user, then after authentication); ``realm``: False where
-    authentication answers 500 whatever the credentials (Basic without AuthName)."""
+    authentication answers 500 whatever the credentials (Basic without AuthName); ``user_file``: False
+    where credentials get 500 (Basic without AuthUserFile)."""
     if tree is None:
         return 500 if authtype else 200
     first = evaluate(tree, request, None)
@@ -461,6 +463,8 @@ def decide24(tree: Expr | None, authtype: str | None, request: "Request", realm:
         return 403
     # Authentication.
     if authtype is None or not realm:
+        return 500
+    if request.user is not None and not user_file:
         return 500
     if request.user is None or not request.password_ok:
         return 401

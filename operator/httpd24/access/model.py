@@ -199,6 +199,8 @@ class Own:
     authtype: str | None = None
     #: Whether an AuthName is written here (the realm Basic and Digest authentication need).
     authname: bool = False
+    #: Whether an AuthUserFile, or an AuthBasicProvider (which may name another provider), is written here.
+    user_source: bool = False
     #: 2.2 authorization modules with a record of their own here (any of their directives).
     authz22: dict[str, authz22.ModuleConf] = field(default_factory=dict)
     #: Items of each kind, for locations and edits.
@@ -256,6 +258,8 @@ class Effective:
     #: Whether an AuthName applies: inherited on its own, whatever the AuthType (2.2 core.c, 2.4
     #: mod_authn_core: ``new->ap_auth_name ? new : base``).
     authname: bool = False
+    #: Whether an AuthUserFile or an AuthBasicProvider applies, inherited on its own as well.
+    user_source: bool = False
     #: 2.2's authorization module records in effect (module, record), see :mod:`.authz22`.
     authz22: tuple[tuple[str, authz22.ModuleConf], ...] = ()
 
@@ -276,6 +280,13 @@ class Effective:
         AH01615 / AH01780 on 2.4; the same check in 2.2's modules), measured on apache2 for both
         (tests/access/test_differential_cases.py)."""
         return not self.authname and (self.authtype or "").lower() in ("basic", "digest")
+
+    @property
+    def no_user_file(self) -> bool:
+        """Whether Basic credentials end in 500: the default provider, mod_authn_file, has no file to open
+        ("AuthUserFile not specified", AH01619 on 2.4; 2.2 fails to open it), measured on apache2
+        (tests/access/test_differential_cases.py). A request without credentials still gets 401."""
+        return not self.user_source and (self.authtype or "").lower() == "basic"
 
 
 def _satisfy_after(parent: tuple[tuple[str, Methods], ...], own: tuple[tuple[str, Methods], ...]):
@@ -314,6 +325,7 @@ def merge(parent: Effective, own: Own, mode: Mode) -> Effective:
             authz=None,
             authtype=_merged_authtype(parent, own),
             authname=own.authname or parent.authname,
+            user_source=own.user_source or parent.user_source,
             authz22=authz22.merged(parent.authz22, own.authz22),
         )
     # compat: the four directives share one struct without merger.
@@ -324,7 +336,8 @@ def merge(parent: Effective, own: Own, mode: Mode) -> Effective:
         host, satisfy = parent.host, parent.satisfy
     authz = merge_authz((parent.authz, None), own.authz_record)[0]
     return Effective(host=host, satisfy=satisfy, requires=(), authz=authz, authtype=_merged_authtype(parent, own),
-                     authname=own.authname or parent.authname, authz22=authz22.merged(parent.authz22, own.authz22))
+                     authname=own.authname or parent.authname, user_source=own.user_source or parent.user_source,
+                     authz22=authz22.merged(parent.authz22, own.authz22))
 
 
 #: Sections httpd 2.4 merges among themselves before merging the result onto what came before
@@ -1207,9 +1220,13 @@ class Builder:
                     if section is None and vhost is None:
                         self.load_order.append(item.args[0])
                 continue
-            if key == "authname":
+            if key in ("authname", "authuserfile", "authbasicprovider"):
                 if item.args:
-                    self._access_scope(item, section, vhost).own.authname = True
+                    own = self._access_scope(item, section, vhost).own
+                    if key == "authname":
+                        own.authname = True
+                    else:
+                        own.user_source = True
                 continue
             module = authz22.module_of(key)
             if module is not None:
@@ -1449,8 +1466,8 @@ _WHOLE_SERVER_KEYS = frozenset({"serverroot", "pidfile", "user"})
 _READ_KEYS = (
     SCOPE_KEYS | COMPAT_KEYS | AUTHZ_CONTAINERS
     | {"virtualhost", "listen", "servername", "serveralias", "documentroot", "alias", "scriptalias", "allowoverride",
-       "options", "accessfilename", "require", "authtype", "authname", "authmerging", "authgroupfile",
-       "authdbmgroupfile", "loadmodule",
+       "options", "accessfilename", "require", "authtype", "authname", "authuserfile", "authbasicprovider",
+       "authmerging", "authgroupfile", "authdbmgroupfile", "loadmodule",
        "rewriteoptions", "limit", "limitexcept"} | _WHOLE_SERVER_KEYS | remap.KEYS
     | frozenset(authz22.AUTHORITATIVE_KEYS) | {"authzdbmtype"}
 )
@@ -1531,6 +1548,8 @@ def decide_effective(state: Effective, request: Request, mode: Mode = "2.2", ord
             return OK
         if state.authtype is None or state.realmless:
             return SERVER_ERROR
+        if request.user is not None and state.no_user_file:
+            return SERVER_ERROR
         status = _user_status(request)
         if status is not None:
             return status
@@ -1540,7 +1559,8 @@ def decide_effective(state: Effective, request: Request, mode: Mode = "2.2", ord
         return OK
     if satisfy == "all" and not host_ok:
         return FORBIDDEN
-    return X.decide24(state.authz, state.authtype, _groups_24(request, state), realm=not state.realmless)
+    return X.decide24(state.authz, state.authtype, _groups_24(request, state), realm=not state.realmless,
+                      user_file=not state.no_user_file)
 
 
 def _groups_24(request: Request, state: Effective) -> Request:
@@ -1574,7 +1594,7 @@ def decide_24(configset_or_model: ConfigSet | Model, request: Request) -> int:
     model = configset_or_model if isinstance(configset_or_model, Model) else build(configset_or_model)
     return _decide(model, request, "compat",
                    lambda state, r: X.decide24(state.authz, state.authtype, _groups_24(r, state),
-                                               realm=not state.realmless))
+                                               realm=not state.realmless, user_file=not state.no_user_file))
 
 
 def _decide(model: Model, request: Request, mode: Mode, answer) -> int:

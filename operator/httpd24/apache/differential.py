@@ -1604,7 +1604,7 @@ def random_config_wide(rng, *, max_sections: int = 5, explicit: bool = False) ->
     order), keywords in any case, several Order/Satisfy lines (the last counts), Order after Allow,
     more ``from`` words (:data:`WIDE_ADDRESS_ITEMS`), several or nested ``<Limit>``/``<LimitExcept>``
     per section, Files nested in any Directory form, ``AuthType None`` (alone, or beside a Require),
-    AuthType Basic without an AuthName of its own (inherited, or none: 500).
+    AuthType Basic without an AuthName or an AuthUserFile of its own (inherited, or none: 500).
 
     ``explicit``: every section holding any of Order/Allow/Deny/Satisfy also states an Order and a
     Satisfy of its own, ``Satisfy Any`` and AuthType only stand beside a Require of the section's own,
@@ -1663,7 +1663,8 @@ def _wide_auth(rng, indent: str, require: bool = True) -> list[str]:
     lines = [f"{indent}{_cased(rng, 'AuthType')} {rng.choice(('Basic', 'Basic', 'basic', 'None'))}"]
     if rng.random() < 0.85:  # else the realm comes from an enclosing section, or none applies (500, AH01615)
         lines.append(f'{indent}AuthName "restricted"')
-    lines.append(f"{indent}AuthUserFile /etc/httpd/users")
+    if rng.random() < 0.9:  # else so does the user file (credentials then get 500, AH01619)
+        lines.append(f"{indent}AuthUserFile /etc/httpd/users")
     req = rng.choice(_WIDE_REQUIRES)
     if "group" in req or rng.random() < 0.3:
         lines.append(indent + "AuthGroupFile /etc/httpd/groups")
