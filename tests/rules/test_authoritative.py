@@ -163,8 +163,9 @@ def test_record_without_group_file_denied_members_on_2_2():
     # agrees with HT103 that removing the line would change the answer in /srv/sub.
     from httpd24.access import Request, build, decide_22
 
-    text = ("<Directory /srv>\n  AuthType Basic\n  AuthName a\n  AuthGroupFile /etc/groups\n  Require group staff\n"
-            "</Directory>\n<Directory /srv/sub>\n  AuthzGroupFileAuthoritative Off\n</Directory>\n")
+    # (with an AuthUserFile: without one, httpd answers 500 to any credentials, which the model knows too)
+    text = ("<Directory /srv>\n  AuthType Basic\n  AuthName a\n  AuthUserFile /etc/users\n  AuthGroupFile /etc/groups\n"
+            "  Require group staff\n</Directory>\n<Directory /srv/sub>\n  AuthzGroupFileAuthoritative Off\n</Directory>\n")
     member = dict(path="/x", user="bob", groups=frozenset({"staff"}), is_dir=False)
     with_line = build(configset({"httpd.conf": text}))
     without = build(configset({"httpd.conf": text.replace("  AuthzGroupFileAuthoritative Off\n", "")}))
