@@ -547,9 +547,7 @@ class AllowOverrideDefault(Rule):
         relies_globally = bool(htaccess) or ctx.has("accessfilename")
         main = _has_main_server(ctx, names)
         sections: list[tuple[Item, str, int | None]] = []
-        #: server (id of its <VirtualHost>; None: the main one) -> the paths of its sections with an AllowOverride
-        overridden: dict[int | None, list[str]] = {}
-        setting: list[tuple[Item, str, int | None]] = []  # those sections, in reading order
+        setting: list[tuple[Item, str, int | None]] = []  # the sections with an AllowOverride, in reading order
         main_paths: set[str] = set()  # of the main server's sections, with an AllowOverride or not
         for item in ctx.items("directory"):
             path = _path(item.node, item.args)
@@ -560,11 +558,11 @@ class AllowOverrideDefault(Rule):
             server = _server(item)
             if server is None:
                 main_paths.add(path)
-            if _has_override(item.node):
-                overridden.setdefault(server, []).append(path)
-                setting.append((item, path, server))
-            else:
-                sections.append((item, path, server))
+            (setting if _has_override(item.node) else sections).append((item, path, server))
+        #: server (id of its <VirtualHost>; None: the main one) -> the paths of its sections with an AllowOverride
+        overridden: dict[int | None, list[str]] = {}
+        for _item, path, server in setting:
+            overridden.setdefault(server, []).append(path)
         roots = [(_unquoted_dir(i.args[0]), _server(i)) for i in ctx.items("documentroot")
                  if i.args and not is_htaccess(i.file, names)]
         whole = [i for i in ctx.items(*_WHOLE_SERVER_KEYS) if not i.context and not is_htaccess(i.file, names)]
