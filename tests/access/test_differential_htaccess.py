@@ -191,6 +191,39 @@ def test_an_htaccess_under_the_document_root_is_placed_and_its_migration_proven(
     assert left.file == "srv/www/a/.htaccess" and "no AllowOverride applies to /srv/www/a/" in left.message
 
 
+#: No <Directory> names srv/ext or a parent, an Alias maps to it: 2.2 read the file there with its compiled-in
+#: `AllowOverride All`, though the DocumentRoot's own section sets None (so the DocumentRoot is covered).
+UNDER_AN_ALIAS = {
+    "httpd.conf": "PidFile run/httpd.pid\nDocumentRoot /srv/www\n<Directory /srv/www>\n    AllowOverride None\n"
+                  "</Directory>\nAlias /ext /srv/ext\n",
+    "srv/ext/.htaccess": "Order deny,allow\nDeny from all\nAllow from 127.0.0.2\n",
+}
+
+
+def test_an_htaccess_under_an_alias_target_is_placed_and_its_migration_proven(httpd):
+    """Placed by <Directory> sections and DocumentRoots only, the file applied nowhere in the model and was not run;
+    HT301 looked at DocumentRoots only, so the migration left 2.4 at its default None there: the file was ignored and
+    /ext/ open to all, which 2.2 denied. Placed by the Alias, HT301 writes `<Directory />` with 2.2's All."""
+    from httpd24.access import build
+    from httpd24.config import ConfigSet
+    from httpd24.engine import lint, migrate
+
+    original = ConfigSet.from_mapping(UNDER_AN_ALIAS, entry="httpd.conf")
+    [scope] = [s for s in build(original).scopes if s.kind == "htaccess"]
+    assert scope.dirpath == "/srv/ext/"
+    migrated = {k: v.decode() for k, v in migrate(original).files.items()}
+    assert "<Directory />\n    AllowOverride All\n</Directory>\n" in migrated["httpd.conf"]
+    report = differential.verify(ConfigSet.from_mapping(UNDER_AN_ALIAS, entry="httpd.conf"), migrated, httpd=httpd)
+    assert report.ok, report.format()
+    got = {q.source: (a, b) for q, (a, b) in report.statuses.items()
+           if q.path == "/ext/f.html" and q.method == "GET" and q.user is None and not q.env}
+    assert got == {source: (200, 200) if source == "127.0.0.2" else (403, 403) for source in differential.SOURCES}
+    assert differential.against_model(report, UNDER_AN_ALIAS) == []
+    fragment = {**UNDER_AN_ALIAS, "httpd.conf": UNDER_AN_ALIAS["httpd.conf"].replace("PidFile run/httpd.pid\n", "")}
+    [left] = lint(ConfigSet.from_mapping(fragment, entry="httpd.conf"), select=["HT505"])
+    assert left.file == "srv/ext/.htaccess" and "no AllowOverride applies to /srv/ext/" in left.message
+
+
 def test_migrations_of_random_htaccess_sites_without_allowoverride_answer_as_2_2(httpd):
     """The htaccess shape with its `AllowOverride` taken out (2.2's default All then applied the files): what
     `httpd24 migrate` fully translates answers as the reference, or where normalize_22 could not make 2.2's

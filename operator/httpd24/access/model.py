@@ -1395,6 +1395,7 @@ class Builder:
     def finish(self) -> Model:
         dirs = {s.dirpath for s in self.order if s.kind == "directory" and s.dirpath is not None}
         dirs |= {normalize_dir(root) for root in self.document_root.values()}
+        dirs |= {normalize_dir(target) for aliases in self.aliases.values() for _url, target in aliases}
         for scope in self.order:
             if scope.kind == "htaccess":
                 scope.dirpath = htaccess_dir(scope.file, self.server_root, dirs)
@@ -1475,8 +1476,8 @@ _READ_KEYS = (
 
 def htaccess_dir(name: str, server_root: str, dirs: Collection[str]) -> str | None:
     """The directory (normalized, with its slash) the .htaccess file ``name`` of a set lies in; None when
-    unknown. Known when a <Directory> or a DocumentRoot (``dirs``: their normalized paths) names it or one
-    of its parents (other than `/`, which every path is under). A set read from disk names its files
+    unknown. Known when a <Directory>, a DocumentRoot or an Alias target (``dirs``: their normalized paths)
+    names it or one of its parents (other than `/`, which every path is under). A set read from disk names its files
     relative to the server root (the directory given); a mapping's names may be absolute paths without
     their leading slash."""
     directory = posixpath.dirname(name)

@@ -542,8 +542,9 @@ class _Extractor:
         nodes = _inline(cs, skip=files)
         main = [n for n in nodes if not (isinstance(n[0], Section) and n[0].key == "virtualhost")]
         vhosts = [n for n in nodes if isinstance(n[0], Section) and n[0].key == "virtualhost"]
-        dirs = {normalize_dir(posixpath.join(cs.server_root, node.args[0])) for node in _walk(nodes, directives=True)
-                if node.key in ("directory", "documentroot") and len(node.args) == 1}
+        dirs = {normalize_dir(posixpath.join(cs.server_root, node.args[-1])) for node in _walk(nodes, directives=True)
+                if node.key in ("directory", "documentroot") and len(node.args) == 1
+                or node.key == "alias" and len(node.args) == 2}
         # one the model does not place applies nowhere (access.model.htaccess_dir): not written either
         placed = [(where, _inline(cs, document=n)) for n in files
                   if (where := htaccess_dir(n, cs.server_root, dirs)) is not None]
@@ -1821,11 +1822,6 @@ def random_config_vhosts(rng) -> dict[str, str]:
     if r < 0.4:
         files["httpd.conf"] = _WHOLE_SERVERS[0 if r < 0.3 else 1] + files["httpd.conf"]
     return files
-
-
-#: The first lines of a whole server configuration (a PidFile: a fragment has none) whose virtual hosts take
-#: every Listen, so that no request reaches the main server, and of one where port 8080 still does.
-_WHOLE_SERVERS = ("PidFile run/httpd.pid\nListen 80\n", "PidFile run/httpd.pid\nListen 80\nListen 8080\n")
 
 
 def random_configs(seed: int, count: int, start: int = 0, *, shapes: str = "narrow") -> list[tuple[int, str | dict[str, str]]]:

@@ -474,9 +474,9 @@ class AllowOverrideDefault(Rule):
     ignores it there.
     A whole server configuration (`ServerRoot`, `PidFile` or `User` at the
     top level) without a `<Directory />` of its main server, where a
-    `DocumentRoot` lies in no `<Directory>` with an `AllowOverride`, gets one
-    finding for the root: 2.2's default applied there and to the
-    `DocumentRoot`'s parents, which no section's own line reaches.
+    `DocumentRoot` or an `Alias` target lies in no `<Directory>` with an
+    `AllowOverride`, gets one finding for the root: 2.2's default applied
+    there and to its parents, which no section's own line reaches.
     In a set made of `.htaccess` files only, it names the `AllowOverride`
     classes the server configuration must grant for them to be read at all.
 
@@ -525,8 +525,7 @@ class AllowOverrideDefault(Rule):
     matches at the same depth (`<Directory /srv/w*>` after
     `<Directory /srv/www>`) gets no fix: `All` written there would override
     that section's. A fragment without `<Directory />` gets no root finding: the main configuration
-    including it may set one. `Alias` targets outside every section are not
-    looked at.
+    including it may set one.
     """
 
     code = "HT301"
@@ -563,8 +562,9 @@ class AllowOverrideDefault(Rule):
         overridden: dict[int | None, list[str]] = {}
         for _item, path, server in setting:
             overridden.setdefault(server, []).append(path)
-        roots = [(_unquoted_dir(i.args[0]), _server(i)) for i in ctx.items("documentroot")
-                 if i.args and not is_htaccess(i.file, names)]
+        # where requests map to: DocumentRoots and Alias targets (the last argument of both)
+        roots = [(_unquoted_dir(i.args[-1]), _server(i)) for i in ctx.items("documentroot", "alias", "scriptalias")
+                 if len(i.args) == (1 if i.key == "documentroot" else 2) and not is_htaccess(i.file, names)]
         whole = [i for i in ctx.items(*_WHOLE_SERVER_KEYS) if not i.context and not is_htaccess(i.file, names)]
         if whole and "/" not in main_paths and any(not _covered(path, *_reach(overridden, s)) for path, s in roots):
             choice = decision(ctx, KEEP if relies_globally else ADOPT)
