@@ -30,7 +30,9 @@ import subprocess
 import tempfile
 import threading
 import time
+import weakref
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from .. import apache
@@ -450,6 +452,7 @@ class Gate:
         self._lock = threading.Lock()
         self._httpd: apache.Httpd | None = None
         self._tmp: str | None = None
+        self._remove_tmp: Callable[[], object] = lambda: None
         self.isolated = False  # no network (a network namespace)
         self.sandboxed = False  # and a root of its own (a mount namespace)
         self._setup_done = False
@@ -479,6 +482,8 @@ class Gate:
         """``real`` behind a wrapper running it in a private mount and network namespace (a root of its own,
         see :func:`_sandbox_script`), else in a private network namespace only, else ``real`` itself."""
         self._tmp = tempfile.mkdtemp(prefix="httpd24-gate-")
+        # removed by close(), or when the gate is dropped or the process exits without one
+        self._remove_tmp = weakref.finalize(self, shutil.rmtree, self._tmp, ignore_errors=True)
         os.chmod(self._tmp, 0o755)  # the wrapper runs as the operator's user; root's children must read it
         exe = shutil.which("unshare")
         binary = os.path.realpath(real.binary)
@@ -561,5 +566,4 @@ class Gate:
         return result
 
     def close(self) -> None:
-        if self._tmp:
-            shutil.rmtree(self._tmp, ignore_errors=True)
+        self._remove_tmp()
