@@ -93,6 +93,10 @@ def test_the_htaccess_shape_writes_server_sections_and_htaccess_files():
             if name.endswith(".htaccess"):
                 assert "<Directory" not in text and "<Location" not in text, text
     assert len({tuple(sorted(f.items())) for _i, f in configs}) >= 45
+    # Aliases: to a directory no section names, with an .htaccess file there, and to one under the DocumentRoot
+    assert any("Alias /ext /srv/ext\n" in f["httpd.conf"] and "srv/ext/.htaccess" in f for _i, f in configs)
+    assert any("Alias /x /srv/www/a\n" in f["httpd.conf"] for _i, f in configs)
+    assert all(("srv/ext/.htaccess" in f) == ("Alias /ext" in f["httpd.conf"]) for _i, f in configs)
 
 
 #: No AllowOverride applies to srv/www/a: 2.2 read the file (its default All), 2.4 answers 500 for its lines.
@@ -389,6 +393,7 @@ def test_the_vhosts_shape_writes_virtual_hosts_with_their_own_allowoverride():
     assert any(t.startswith(whole) and "Listen 8080" not in t for t in texts)
     assert any(t.startswith(whole + "Listen 8080\n") for t in texts)
     assert any(not t.startswith(whole) for t in texts)
+    assert any(t.endswith("</VirtualHost>\nAlias /ext /srv/ext\n") for t in texts)
     assert len(set(map(str, configs))) >= 95
 
 

@@ -1745,23 +1745,42 @@ _GEN_HTACCESS = ("srv/www/.htaccess", "srv/www/a/.htaccess", "srv/www/a/b/.htacc
 
 
 def _random_htaccess_files(rng) -> dict[str, str]:
-    """One or two .htaccess files of :data:`_GEN_HTACCESS`: what a section body holds, sometimes with a
-    ``<Files>`` or ``<Limit>`` section of their own."""
-    files = {}
-    for name in rng.sample(_GEN_HTACCESS, rng.choice((1, 1, 2))):
-        body = _wide_body(rng, auth=rng.random() < 0.3, indent="", explicit=False)
-        if rng.random() < 0.25:
-            kind, arg = rng.choice(_WIDE_NESTED_FILES)
-            tag_name, tag = _wide_tag(rng, kind, arg)
-            body += [tag, *_wide_body(rng, auth=False, indent="    ", explicit=False), f"</{tag_name}>"]
-        files[name] = "\n".join(body or ["Order deny,allow", "Deny from all"]) + "\n"
+    """One or two .htaccess files of :data:`_GEN_HTACCESS`."""
+    return {name: _random_htaccess(rng) for name in rng.sample(_GEN_HTACCESS, rng.choice((1, 1, 2)))}
+
+
+def _random_htaccess(rng) -> str:
+    """What a section body holds, sometimes with a ``<Files>`` or ``<Limit>`` section of its own."""
+    body = _wide_body(rng, auth=rng.random() < 0.3, indent="", explicit=False)
+    if rng.random() < 0.25:
+        kind, arg = rng.choice(_WIDE_NESTED_FILES)
+        tag_name, tag = _wide_tag(rng, kind, arg)
+        body += [tag, *_wide_body(rng, auth=False, indent="    ", explicit=False), f"</{tag_name}>"]
+    return "\n".join(body or ["Order deny,allow", "Deny from all"]) + "\n"
+
+
+#: The Aliases the htaccess and vhosts shapes add: to a directory no section names, read by 2.2's compiled-in
+#: `AllowOverride All` alone, with an .htaccess file of its own; to one below the DocumentRoot, which then has two
+#: URLs, only one of them under the <Location> sections named after it.
+_GEN_ALIASES = (("/ext", "/srv/ext"), ("/x", _DOCROOT + "/a"))
+
+
+def _with_alias(rng, files: dict[str, str]) -> dict[str, str]:
+    """``files``, sometimes with an Alias of :data:`_GEN_ALIASES` (drawn after the rest of the configuration)."""
+    r = rng.random()
+    if r < 0.3:
+        url, target = _GEN_ALIASES[0 if r < 0.2 else 1]
+        files["httpd.conf"] += f"Alias {url} {target}\n"
+        if not target.startswith(_DOCROOT + "/"):
+            files[target.lstrip("/") + "/.htaccess"] = _random_htaccess(rng)
     return files
 
 
 def random_config_htaccess(rng) -> dict[str, str]:
     """A :func:`random_config_wide` configuration with an ``AllowOverride`` that lets access lines through
     and one or two .htaccess files below its DocumentRoot (what a section body holds, ``<Files>`` and
-    ``<Limit>`` included): the server sections and the files merge per request."""
+    ``<Limit>`` included): the server sections and the files merge per request. Some are whole configurations
+    (:data:`_WHOLE_SERVERS`), some have an Alias (:func:`_with_alias`)."""
     lines = random_config_wide(rng).splitlines(keepends=True)
     override = rng.choice(("All", "All", "AuthConfig Limit", "Limit AuthConfig Options"))
     lines.insert(1, f"<Directory {_DOCROOT}>\n    AllowOverride {override}\n</Directory>\n")
@@ -1770,7 +1789,7 @@ def random_config_htaccess(rng) -> dict[str, str]:
     r = rng.random()  # drawn last: the rest of each configuration is the one drawn before this line was added
     if r < 0.4:
         files["httpd.conf"] = _WHOLE_SERVERS[0 if r < 0.3 else 1] + files["httpd.conf"]
-    return files
+    return _with_alias(rng, files)
 
 
 #: The first lines of a whole server configuration (a PidFile: a fragment has none) whose virtual hosts take
@@ -1791,7 +1810,7 @@ def random_config_vhosts(rng) -> dict[str, str]:
     merges a host's <Directory> sections over the main server's (the host's last among those of the same
     depth), so whether a host's requests read a file is its own affair; the main server has an AllowOverride
     of its own, ``<Directory /> AllowOverride None`` or none at all. A host may stand between the main
-    server's sections: it merges after them all the same."""
+    server's sections: it merges after them all the same. Some have an Alias (:func:`_with_alias`)."""
     lines = random_config_wide(rng, max_sections=3).splitlines(keepends=True)
     r = rng.random()
     if r < 0.3:
@@ -1821,7 +1840,7 @@ def random_config_vhosts(rng) -> dict[str, str]:
     r = rng.random()  # drawn last: the rest of each configuration is the one drawn before this line was added
     if r < 0.4:
         files["httpd.conf"] = _WHOLE_SERVERS[0 if r < 0.3 else 1] + files["httpd.conf"]
-    return files
+    return _with_alias(rng, files)
 
 
 def random_configs(seed: int, count: int, start: int = 0, *, shapes: str = "narrow") -> list[tuple[int, str | dict[str, str]]]:
