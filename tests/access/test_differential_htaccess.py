@@ -228,6 +228,33 @@ def test_an_htaccess_under_an_alias_target_is_placed_and_its_migration_proven(ht
     assert left.file == "srv/ext/.htaccess" and "no AllowOverride applies to /srv/ext/" in left.message
 
 
+#: A wildcard <Directory> names the file's directory (a UserDir-like layout): the file lies at /srv/bob/pub/.
+UNDER_A_WILDCARD = {
+    "httpd.conf": "<Directory /srv/*/pub>\n    AllowOverride All\n    Order allow,deny\n    Allow from all\n"
+                  "</Directory>\n",
+    "srv/bob/pub/.htaccess": "Order deny,allow\nDeny from all\nAllow from 127.0.0.2\n",
+}
+
+
+def test_an_htaccess_under_a_wildcard_directory_is_placed_and_its_migration_proven(httpd):
+    """Placed by a literal prefix only, the file under `<Directory /srv/*/pub>` applied nowhere in the model and the
+    proofs never ran it. Placed by the wildcard, the migration is run with it and answers as 2.2 there."""
+    from httpd24.access import build
+    from httpd24.config import ConfigSet
+    from httpd24.engine import migrate
+
+    original = ConfigSet.from_mapping(UNDER_A_WILDCARD, entry="httpd.conf")
+    [scope] = [s for s in build(original).scopes if s.kind == "htaccess"]
+    assert scope.dirpath == "/srv/bob/pub/"
+    migrated = {k: v.decode() for k, v in migrate(original).files.items()}
+    report = differential.verify(ConfigSet.from_mapping(UNDER_A_WILDCARD, entry="httpd.conf"), migrated, httpd=httpd)
+    assert report.ok, report.format()
+    got = {q.source: (a, b) for q, (a, b) in report.statuses.items()
+           if q.path.endswith("/srv/bob/pub/f.html") and q.method == "GET" and q.user is None and not q.env}
+    assert got == {source: (200, 200) if source == "127.0.0.2" else (403, 403) for source in differential.SOURCES}
+    assert differential.against_model(report, UNDER_A_WILDCARD) == []
+
+
 def test_migrations_of_random_htaccess_sites_without_allowoverride_answer_as_2_2(httpd):
     """The htaccess shape with its `AllowOverride` taken out (2.2's default All then applied the files): what
     `httpd24 migrate` fully translates answers as the reference, or where normalize_22 could not make 2.2's

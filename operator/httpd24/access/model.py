@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Collection, Iterator, Literal, Sequence
 
-from ..config import ConfigSet, Item, Liveness, Section, Target, module_identifier
+from ..config import ConfigSet, Item, Liveness, Section, Target, glob_match, module_identifier
 from ..config.addresses import main_server_reachable
 from ..config.gcpause import gc_paused
 from ..config.options import SERVER_DEFAULT, UNSET, Read22, follows_symlinks, known, merged, read_22
@@ -1476,15 +1476,17 @@ _READ_KEYS = (
 
 def htaccess_dir(name: str, server_root: str, dirs: Collection[str]) -> str | None:
     """The directory (normalized, with its slash) the .htaccess file ``name`` of a set lies in; None when
-    unknown. Known when a <Directory>, a DocumentRoot or an Alias target (``dirs``: their normalized paths)
-    names it or one of its parents (other than `/`, which every path is under). A set read from disk names its files
+    unknown. Known when a <Directory> (a wildcard one too), a DocumentRoot or an Alias target (``dirs``: their
+    normalized paths) names it or one of its parents (other than `/`, which every path is under). A set read from disk names its files
     relative to the server root (the directory given); a mapping's names may be absolute paths without
     their leading slash."""
     directory = posixpath.dirname(name)
-    parents = tuple(d for d in dirs if d != "/")
+    parents = tuple(d for d in dirs if d != "/" and not _has_wildcard(d))
+    wildcards = [d.rstrip("/") for d in dirs if _has_wildcard(d)]
 
     def placed(path: str) -> bool:
-        return path in dirs or path.startswith(parents)
+        # a wildcard <Directory /srv/*/pub> covers what lies below each directory it matches (glob_match)
+        return path in dirs or path.startswith(parents) or any(glob_match(w, path.rstrip("/")) for w in wildcards)
 
     on_disk = normalize_dir(posixpath.join(server_root, directory))
     mapped = normalize_dir("/" + directory.lstrip("/")) if directory else None
