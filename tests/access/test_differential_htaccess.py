@@ -160,39 +160,32 @@ def test_a_migration_writes_2_2_s_default_where_no_allowoverride_applies(httpd):
     assert "add `AllowOverride AuthConfig` (what its lines need once migrated) to <Directory /srv/www/a>" in left[0].message
 
 
+def _placed_and_proven(files: dict[str, str], dirpath: str, path: str, httpd) -> dict[str, str]:
+    """The migration of ``files``, after checking that the model places its one .htaccess file at ``dirpath`` and
+    that apache2 runs it: the migration answers as the reference, and ``path`` (a file under the .htaccess file)
+    only to 127.0.0.2, as the file says, on both sides."""
+    from httpd24.access import build
+    from httpd24.config import ConfigSet
+    from httpd24.engine import migrate
+
+    [scope] = [s for s in build(ConfigSet.from_mapping(files, entry="httpd.conf")).scopes if s.kind == "htaccess"]
+    assert scope.dirpath == dirpath
+    migrated = {k: v.decode() for k, v in migrate(ConfigSet.from_mapping(files, entry="httpd.conf")).files.items()}
+    report = differential.verify(ConfigSet.from_mapping(files, entry="httpd.conf"), migrated, httpd=httpd)
+    assert report.ok, report.format()
+    got = {q.source: (a, b) for q, (a, b) in report.statuses.items()
+           if q.path == path and q.method == "GET" and q.user is None and not q.env}
+    assert got == {source: (200, 200) if source == "127.0.0.2" else (403, 403) for source in differential.SOURCES}
+    assert differential.against_model(report, files) == []
+    return migrated
+
+
 #: No <Directory> names srv/www/a or a parent, the DocumentRoot does: the file lies at /srv/www/a/, and 2.2 read it
 #: there with its compiled-in `AllowOverride All` (the set is a whole server: a `PidFile`).
 UNDER_THE_DOCUMENT_ROOT = {
     "httpd.conf": "PidFile run/httpd.pid\nDocumentRoot /srv/www\n",
     "srv/www/a/.htaccess": "Order deny,allow\nDeny from all\nAllow from 127.0.0.2\n",
 }
-
-
-def test_an_htaccess_under_the_document_root_is_placed_and_its_migration_proven(httpd):
-    """Placed by <Directory> sections only, the file applied nowhere in the model and was not run, so a migration
-    that left 2.4 answering 500 under it passed (HT301 said nothing of a server without <Directory />). Placed
-    by the DocumentRoot, it runs, and the migration (HT301 writes `<Directory />` with 2.2's All) answers as 2.2."""
-    from httpd24.access import build
-    from httpd24.config import ConfigSet
-    from httpd24.engine import lint, migrate
-
-    original = ConfigSet.from_mapping(UNDER_THE_DOCUMENT_ROOT, entry="httpd.conf")
-    [scope] = [s for s in build(original).scopes if s.kind == "htaccess"]
-    assert scope.dirpath == "/srv/www/a/"
-    migrated = {k: v.decode() for k, v in migrate(original).files.items()}
-    assert "<Directory />\n    AllowOverride All\n</Directory>\n" in migrated["httpd.conf"]
-    report = differential.verify(ConfigSet.from_mapping(UNDER_THE_DOCUMENT_ROOT, entry="httpd.conf"), migrated,
-                                 httpd=httpd)
-    assert report.ok, report.format()
-    got = {q.source: (a, b) for q, (a, b) in report.statuses.items()
-           if q.path == "/a/f.html" and q.method == "GET" and q.user is None and not q.env}
-    assert got == {source: (200, 200) if source == "127.0.0.2" else (403, 403) for source in differential.SOURCES}
-    assert differential.against_model(report, UNDER_THE_DOCUMENT_ROOT) == []
-    # A fragment (no PidFile): the main configuration including it decides, HT505 says what to write where.
-    fragment = {**UNDER_THE_DOCUMENT_ROOT,
-                "httpd.conf": UNDER_THE_DOCUMENT_ROOT["httpd.conf"].replace("PidFile run/httpd.pid\n", "")}
-    [left] = lint(ConfigSet.from_mapping(fragment, entry="httpd.conf"), select=["HT505"])
-    assert left.file == "srv/www/a/.htaccess" and "no AllowOverride applies to /srv/www/a/" in left.message
 
 
 #: No <Directory> names srv/ext or a parent, an Alias maps to it: 2.2 read the file there with its compiled-in
@@ -204,28 +197,25 @@ UNDER_AN_ALIAS = {
 }
 
 
-def test_an_htaccess_under_an_alias_target_is_placed_and_its_migration_proven(httpd):
-    """Placed by <Directory> sections and DocumentRoots only, the file applied nowhere in the model and was not run;
-    HT301 looked at DocumentRoots only, so the migration left 2.4 at its default None there: the file was ignored and
-    /ext/ open to all, which 2.2 denied. Placed by the Alias, HT301 writes `<Directory />` with 2.2's All."""
-    from httpd24.access import build
+@pytest.mark.parametrize(("files", "dirpath", "path"), [
+    (UNDER_THE_DOCUMENT_ROOT, "/srv/www/a/", "/a/f.html"),
+    (UNDER_AN_ALIAS, "/srv/ext/", "/ext/f.html"),
+], ids=["document-root", "alias"])
+def test_an_htaccess_no_directory_names_is_placed_and_its_migration_proven(httpd, files, dirpath, path):
+    """Placed by <Directory> sections only, a file under the DocumentRoot applied nowhere in the model and was not
+    run, so a migration that left 2.4 answering 500 under it passed (HT301 said nothing of a server without
+    <Directory />). Under an Alias target it stayed unplaced after that, and HT301 looked at DocumentRoots only: the
+    migration left 2.4 at its default None there, the file was ignored and /ext/ open to all, which 2.2 denied.
+    Placed by both, the file runs, and the migration (HT301 writes `<Directory />` with 2.2's All) answers as 2.2."""
     from httpd24.config import ConfigSet
-    from httpd24.engine import lint, migrate
+    from httpd24.engine import lint
 
-    original = ConfigSet.from_mapping(UNDER_AN_ALIAS, entry="httpd.conf")
-    [scope] = [s for s in build(original).scopes if s.kind == "htaccess"]
-    assert scope.dirpath == "/srv/ext/"
-    migrated = {k: v.decode() for k, v in migrate(original).files.items()}
+    migrated = _placed_and_proven(files, dirpath, path, httpd)
     assert "<Directory />\n    AllowOverride All\n</Directory>\n" in migrated["httpd.conf"]
-    report = differential.verify(ConfigSet.from_mapping(UNDER_AN_ALIAS, entry="httpd.conf"), migrated, httpd=httpd)
-    assert report.ok, report.format()
-    got = {q.source: (a, b) for q, (a, b) in report.statuses.items()
-           if q.path == "/ext/f.html" and q.method == "GET" and q.user is None and not q.env}
-    assert got == {source: (200, 200) if source == "127.0.0.2" else (403, 403) for source in differential.SOURCES}
-    assert differential.against_model(report, UNDER_AN_ALIAS) == []
-    fragment = {**UNDER_AN_ALIAS, "httpd.conf": UNDER_AN_ALIAS["httpd.conf"].replace("PidFile run/httpd.pid\n", "")}
+    # A fragment (no PidFile): the main configuration including it decides, HT505 says what to write where.
+    fragment = {**files, "httpd.conf": files["httpd.conf"].replace("PidFile run/httpd.pid\n", "")}
     [left] = lint(ConfigSet.from_mapping(fragment, entry="httpd.conf"), select=["HT505"])
-    assert left.file == "srv/ext/.htaccess" and "no AllowOverride applies to /srv/ext/" in left.message
+    assert left.file == dirpath.lstrip("/") + ".htaccess" and f"no AllowOverride applies to {dirpath}" in left.message
 
 
 #: A wildcard <Directory> names the file's directory (a UserDir-like layout): the file lies at /srv/bob/pub/.
@@ -239,20 +229,7 @@ UNDER_A_WILDCARD = {
 def test_an_htaccess_under_a_wildcard_directory_is_placed_and_its_migration_proven(httpd):
     """Placed by a literal prefix only, the file under `<Directory /srv/*/pub>` applied nowhere in the model and the
     proofs never ran it. Placed by the wildcard, the migration is run with it and answers as 2.2 there."""
-    from httpd24.access import build
-    from httpd24.config import ConfigSet
-    from httpd24.engine import migrate
-
-    original = ConfigSet.from_mapping(UNDER_A_WILDCARD, entry="httpd.conf")
-    [scope] = [s for s in build(original).scopes if s.kind == "htaccess"]
-    assert scope.dirpath == "/srv/bob/pub/"
-    migrated = {k: v.decode() for k, v in migrate(original).files.items()}
-    report = differential.verify(ConfigSet.from_mapping(UNDER_A_WILDCARD, entry="httpd.conf"), migrated, httpd=httpd)
-    assert report.ok, report.format()
-    got = {q.source: (a, b) for q, (a, b) in report.statuses.items()
-           if q.path.endswith("/srv/bob/pub/f.html") and q.method == "GET" and q.user is None and not q.env}
-    assert got == {source: (200, 200) if source == "127.0.0.2" else (403, 403) for source in differential.SOURCES}
-    assert differential.against_model(report, UNDER_A_WILDCARD) == []
+    _placed_and_proven(UNDER_A_WILDCARD, "/srv/bob/pub/", "/__fs/srv/bob/pub/f.html", httpd)
 
 
 def test_migrations_of_random_htaccess_sites_without_allowoverride_answer_as_2_2(httpd):
