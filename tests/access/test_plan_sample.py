@@ -29,7 +29,9 @@ VHOST_ACCESS = ["Allow from env=FOO", "Deny from .example.com", "Allow from 192.
 def _with_vhost_access() -> str:
     lines = (CORPUS / "httpd-tests-2011-extra-ifversion.conf.in").read_text().split("\n")
     at = lines.index("    <VirtualHost mod_headers>") + 1
-    return "\n".join(lines[:at] + VHOST_ACCESS + lines[at:])
+    # the DocumentRoot its includer sets: otherwise its Locations may meet every <Directory> (of the other
+    # virtual hosts too), as tests/access/test_fragment_location_aliased.py shows they may
+    return "\n".join(["DocumentRoot @SERVERROOT@/htdocs"] + lines[:at] + VHOST_ACCESS + lines[at:])
 
 
 def _unrelated_hosts(count: int) -> str:

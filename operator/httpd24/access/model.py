@@ -785,6 +785,18 @@ class Model:
         root = self.document_root.get(key) or self.document_root.get(None) or "/usr/local/apache2/htdocs"
         return root.rstrip("/") + url
 
+    def guesses_root(self, url: str, vhost: Section | None) -> bool:
+        """Whether :meth:`filename` maps ``url`` through a DocumentRoot the configuration does not set: a
+        fragment's, which the configuration including it sets (Debian's /var/www, where a fragment's
+        `<Directory /var/www/admin>` meets its `<Location /admin>`)."""
+        if self.whole_server or self.document_root.get(None) is not None:
+            return False
+        if vhost is not None and self.document_root.get(id(vhost)) is not None:
+            return False
+        key = id(vhost) if vhost is not None else None
+        aliases = self.aliases.get(None, []) + (self.aliases.get(key, []) if key is not None else [])
+        return all(alias_rest(url, prefix) is None for prefix, _target in aliases)
+
     # -- which scopes a request meets --------------------------------------------------------
     def chain(self, request: Request, index: str | None = None) -> list[Scope]:
         """The scopes ``request`` meets, in merge order; ``index``: those of mod_dir's subrequest for that file of

@@ -122,10 +122,12 @@ def _fs_uncached(scope: Scope, model: Model) -> tuple[str | None, list[str] | No
             # <Directory> named after it, slash or not (tests/access/test_file_named_directory.py).
             here = normalize_dir(mapped) if url == "/" else normalize_dir(posixpath.dirname(mapped.rstrip("/")) or "/")
             certain = here if certain in (None, here) else "/"
-        if url in ("", "/") and not model.whole_server:
-            # A fragment's Location / also meets what the configuration including it maps elsewhere (an Alias
-            # of Debian's apache2.conf: /icons/): under the DocumentRoot is not certain (campaign htaccess 91,
-            # index 20: the DocumentRoot's .htaccess Require was written into it, and applied under such an Alias).
+        if not model.whole_server and (url in ("", "/") or any(model.guesses_root(url, v) for v in servers)):
+            # A fragment's Location also meets what the configuration including it maps: an Alias of Debian's
+            # apache2.conf (/icons/) under its Location / (campaign htaccess 91, index 20: the DocumentRoot's
+            # .htaccess Require was written into it, and applied under such an Alias), and, where the fragment
+            # sets no DocumentRoot, the including one's, which may lead into any <Directory> of the fragment
+            # (tests/access/test_fragment_location_aliased.py). Under the DocumentRoot is not certain.
             roots.append("/")
         roots = list(dict.fromkeys(roots + list(remapped_to)))
         if len(roots) > 1:
@@ -988,6 +990,9 @@ def plan_scope(d: Scope, model: Model, mode: Mode, methods: list[str]) -> ScopeP
     labels = sorted({p.label for p in members if p.kind != "server"})
     where = ", ".join(labels[:MAX_NAMED]) + (f" and {len(labels) - MAX_NAMED} more" if len(labels) > MAX_NAMED else "")
     reason = f"its meaning depends on which other sections apply to the request ({where or '?'})"
+    if d.kind == "location" and any(model.guesses_root(location_url(d) or "/", v) for v in _servers(d, model)):
+        reason += (" (this file is part of a server, with no ServerRoot, PidFile or User: the DocumentRoot of "
+                   "the configuration including it decides which <Directory> its URLs lie in)")
     if later:
         named = ", ".join(f"{s.label} ({s.file}:{s.line})" for s in later[:MAX_NAMED])
         reason += (f", and what answers as 2.2 in it would answer otherwise where {named} also "
