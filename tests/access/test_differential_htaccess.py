@@ -197,10 +197,17 @@ UNDER_AN_ALIAS = {
 }
 
 
+#: The same under a ScriptAlias (cgi-bin): the harness serves it as an Alias (no CGI runs; access is decided
+#: before any handler), so the file is run where 2.2 read it.
+UNDER_A_SCRIPTALIAS = {**UNDER_AN_ALIAS, "httpd.conf": UNDER_AN_ALIAS["httpd.conf"].replace(
+    "Alias /ext /srv/ext", "ScriptAlias /ext/ /srv/ext/")}
+
+
 @pytest.mark.parametrize(("files", "dirpath", "path"), [
     (UNDER_THE_DOCUMENT_ROOT, "/srv/www/a/", "/a/f.html"),
     (UNDER_AN_ALIAS, "/srv/ext/", "/ext/f.html"),
-], ids=["document-root", "alias"])
+    (UNDER_A_SCRIPTALIAS, "/srv/ext/", "/ext/f.html"),
+], ids=["document-root", "alias", "scriptalias"])
 def test_an_htaccess_no_directory_names_is_placed_and_its_migration_proven(httpd, files, dirpath, path):
     """Placed by <Directory> sections only, a file under the DocumentRoot applied nowhere in the model and was not
     run, so a migration that left 2.4 answering 500 under it passed (HT301 said nothing of a server without

@@ -39,7 +39,8 @@ comparison is fair): Includes are inlined, then only what decides access is
 kept -- the sections (Directory, Files, Location and their Match forms, Limit,
 LimitExcept, Require containers, IfModule/IfDefine/IfVersion) and the
 directives of :data:`KEEP` (Order/Allow/Deny/Satisfy/Require, Auth*,
-SetEnvIf/BrowserMatch, SetHandler server-status, Alias, DocumentRoot,
+SetEnvIf/BrowserMatch, SetHandler server-status, Alias, ScriptAlias (run as
+an Alias: no CGI runs, and access is decided before any handler), DocumentRoot,
 AllowOverride, and the Options lines 2.4 reads: whether the directory walk
 follows symlinks decides which <Directory> sections a file meets).  Each
 VirtualHost becomes a unit of its own (server-level content plus that host's
@@ -48,7 +49,7 @@ the DocumentRoot's ``<Directory>``; .htaccess files beside a server
 configuration are written where they lie (their directory as the access model
 places them) under an ``AccessFileName`` of each side and unit, so httpd reads
 them per request under the configuration's ``AllowOverride``; one the model
-cannot place (no ``<Directory>`` names its directory or a parent) is not
+cannot place (no ``<Directory>``, DocumentRoot or Alias target names its directory or a parent) is not
 written: the model applies it nowhere, and so do the servers.  Every absolute file system path is moved below a temporary root
 (``/var/www/x`` -> ``<tmp>/fs/var/www/x``; ``<Directory />`` stays ``/``),
 ``AuthUserFile``/``AuthGroupFile`` point to generated files holding the users
@@ -169,7 +170,7 @@ KEEP = {
     "authtype", "authname", "authuserfile", "authgroupfile", "authbasicprovider", "authmerging",
     "authzsendforbiddenonfailure", "authbasicauthoritative",
     "setenvif", "setenvifnocase", "browsermatch", "browsermatchnocase",
-    "sethandler", "alias", "aliasmatch", "documentroot", "options", "allowoverride",
+    "sethandler", "alias", "aliasmatch", "scriptalias", "documentroot", "options", "allowoverride",
 }
 _KEPT_HANDLERS = {"server-status", "none", "default-handler"}
 _FILE_SAMPLES = (
@@ -544,7 +545,7 @@ class _Extractor:
         vhosts = [n for n in nodes if isinstance(n[0], Section) and n[0].key == "virtualhost"]
         dirs = {normalize_dir(posixpath.join(cs.server_root, node.args[-1])) for node in _walk(nodes, directives=True)
                 if node.key in ("directory", "documentroot") and len(node.args) == 1
-                or node.key == "alias" and len(node.args) == 2}
+                or node.key in ("alias", "scriptalias") and len(node.args) == 2}
         # one the model does not place applies nowhere (access.model.htaccess_dir): not written either
         placed = [(where, _inline(cs, document=n)) for n in files
                   if (where := htaccess_dir(n, cs.server_root, dirs)) is not None]
@@ -635,7 +636,7 @@ class _Extractor:
                 continue
             if not isinstance(node, Directive) or not (key in KEEP or key.startswith("authldap")):
                 continue
-            args = list(node.args)
+            name, args = node.name, list(node.args)
             if key == "sethandler":
                 if not args or args[0].lower() not in _KEPT_HANDLERS:
                     continue
@@ -646,7 +647,9 @@ class _Extractor:
             elif key == "documentroot" and args:
                 unit.docroot = args[0].rstrip("/") or "/"
                 args = [self.fs(args[0])]
-            elif key == "alias" and len(args) == 2:
+            elif key in ("alias", "scriptalias") and len(args) == 2:
+                # a ScriptAlias runs as an Alias: no CGI here, and access is decided before any handler
+                name = "Alias"
                 unit.aliases.append((args[0], args[1]))
                 unit.locations.add(args[0])
                 unit.dirs.add(args[1].rstrip("/") or "/")
@@ -678,7 +681,7 @@ class _Extractor:
                     unit.env.update(rest)
                 elif kind == "method":
                     unit.methods.update(r.upper() for r in rest)
-            lines.append(pad + " ".join([node.name] + [_quote(a) for a in args]))
+            lines.append(pad + " ".join([name] + [_quote(a) for a in args]))
 
 
 def _user_table(names: Iterable[str], groups: Iterable[str]) -> dict[str, tuple[str, tuple[str, ...]]]:
