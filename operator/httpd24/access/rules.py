@@ -150,6 +150,10 @@ class OrderAllowDeny(_PlanRule):
     `Require ip 127.0.0.1` (never `Require local`). When a section's meaning depends
     on which other sections apply, or on an `<IfModule>`/`<IfDefine>` inside it that
     nothing decides (`--module`, `--define`), no fix is offered and the message says why.
+    A file another configuration includes (no `ServerRoot`, `PidFile` or `User`) and that
+    sets no `DocumentRoot` is served under the including one's: its `<Location>` sections
+    may meet any of its `<Directory>` sections, so lint it from the including
+    configuration where that decides their meaning.
     """
 
     code = "HT501"
