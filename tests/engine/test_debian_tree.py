@@ -70,3 +70,30 @@ def test_a_debian_22_tree_migrated_as_a_directory_passes_apache2(httpd, tmp_path
     assert run("migrate", "--check", str(etc))[0] == 0
     code, out, err = run("lint", "--fail-on", "error", str(etc))
     assert code == 0, out
+
+
+@pytest.mark.apache
+def test_an_unanchored_directorymatch_is_named_with_its_remedy_and_anchored_the_tree_migrates(httpd, tmp_path):  # noqa: F811
+    """Debian's moodle package ships `<DirectoryMatch /usr/share/moodle/>` in conf.d/. Unanchored, it also matches
+    /usr/share/phpmyadmin/setup/usr/share/moodle/, below phpmyadmin's `Require valid-user` (which 2.2 kept there,
+    with moodle's address rules; 2.4 would not): its meaning depends on the other sections, it needs a person,
+    and so every other section of the server waits for it. The message says how to mean that directory only;
+    written so, every section is translated, apache2 starts the result, and it answers as 2.2."""
+    etc = wheezy(tmp_path, httpd.module_dir)
+    moodle = etc / "conf.d" / "moodle"
+    shutil.copy(FILES / "moodle-debian-apache.conf", moodle)
+    shutil.copy(FILES / "phpmyadmin-debian-4.1-apache.conf", etc / "conf.d" / "phpmyadmin.conf")
+    code, out, _err = run("lint", "--select", "HT501", str(etc))
+    [refused] = [line for line in out.splitlines() if "a person must decide" in line]
+    assert refused.startswith(f"{moodle}:") and "<DirectoryMatch /usr/share/moodle/>" in refused
+    assert "anchor it as `^/usr/share/moodle/`" in refused, refused
+    held = [line for line in out.splitlines() if "needs a person" in line]
+    assert len(held) >= 3 and all("<DirectoryMatch /usr/share/moodle/>" in line for line in held), out
+
+    moodle.write_text(moodle.read_text().replace("<DirectoryMatch /usr/share/moodle/>",
+                                                 "<DirectoryMatch ^/usr/share/moodle/>"))
+    code, out, err = run("migrate", "--write", "--verify", str(etc))
+    assert code == 0 and "every status matched" in out, out + err
+    assert "Require ip 127.0.0.0/255.0.0.0" in moodle.read_text()
+    code, out, err = run("lint", "--fail-on", "error", str(etc))
+    assert code == 0, out
