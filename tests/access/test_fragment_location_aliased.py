@@ -99,3 +99,61 @@ def test_a_fragment_that_sets_its_document_root_is_translated_and_answers_as_bef
     reference = answers(fragment(REFERENCE), MODULES + ["access_compat_module"], root, "", httpd)
     assert reference[("127.0.0.1", None)] == 401
     assert answers(migrated, MODULES, root, "", httpd) == reference, migrated
+
+
+#: A main-server Location in a fragment whose virtual hosts set their own DocumentRoot: in each of them /admin
+#: lies under it, and in the main server (the includer's DocumentRoot) under none of the virtual hosts'
+#: <Directory> sections. `Satisfy any` inherits `Allow from all` (a) or 2.2's default (b, main): open to all.
+VHOSTS = (
+    "<Location /admin>\n    AuthType Basic\n    AuthName admin\n    AuthUserFile /etc/pw\n    Require valid-user\n"
+    "    Satisfy any\n</Location>\n"
+    "<VirtualHost *:80>\n    ServerName a.test\n    DocumentRoot /srv/a\n"
+    "    <Directory /srv/a>\n        Order allow,deny\n        Allow from all\n    </Directory>\n</VirtualHost>\n"
+    "<VirtualHost *:80>\n    ServerName b.test\n    DocumentRoot /srv/b\n"
+    "    <Directory /srv/b/private>\n        Order deny,allow\n        Deny from all\n        Allow from 127.0.0.2\n"
+    "    </Directory>\n</VirtualHost>\n"
+)
+#: A virtual host without a DocumentRoot of its own lies under the includer's, which may be /srv/c.
+WITHOUT_ITS_OWN = ("<VirtualHost *:80>\n    ServerName c.test\n    <Directory /srv/c/admin>\n        Order deny,allow\n"
+                   "        Deny from all\n        Allow from 127.0.0.2\n    </Directory>\n</VirtualHost>\n")
+
+
+def test_the_directories_of_virtual_hosts_that_set_their_document_root_are_not_guessed(httpd):  # noqa: F811
+    """Where only the main server guesses, the Location meets the main server's <Directory> sections there, not
+    those of virtual hosts that map /admin themselves: the translation is written, and answers as 2.2."""
+    from httpd24.apache import differential
+
+    result = migrate(ConfigSet.from_mapping({"httpd.conf": VHOSTS}, entry="httpd.conf"))
+    assert not [f for f in result.remaining if f.code.startswith("HT5")], result.remaining
+    migrated = result.files["httpd.conf"].decode()
+    report = differential.verify(VHOSTS, migrated, httpd=httpd)
+    assert report.ok, report.format()
+    assert any(q.path.startswith("/admin") for q in report.statuses), sorted({q.path for q in report.statuses})
+
+    refused = migrate(ConfigSet.from_mapping({"httpd.conf": VHOSTS + WITHOUT_ITS_OWN}, entry="httpd.conf"))
+    assert any(f.code == "HT501" and "<Location /admin>" in f.message and "a person must decide" in f.message
+               for f in refused.remaining), refused.remaining
+
+
+#: The Location's own Order/Allow/Deny replace the directory's (2.2's mod_authz_host merges nothing): wherever
+#: the includer maps /app, it is open to all, and the directory's address rules do not make it depend on that.
+OWN_HOST_RULES = DIRECTORY + "<Location /app>\n    Order allow,deny\n    Allow from all\n</Location>\n"
+
+
+@pytest.mark.parametrize("includer", INCLUDERS)
+def test_a_fragment_location_with_its_own_address_rules_is_translated_and_answers_as_before(root, includer, httpd):  # noqa: F811
+    fragment = OWN_HOST_RULES.replace("{root}", str(root))
+    result = migrate(ConfigSet.from_mapping({"site.conf": fragment}, entry="site.conf"))
+    assert not [f for f in result.remaining if f.code.startswith("HT5")], result.remaining
+    migrated = result.files["site.conf"].decode()
+    reference = answers(fragment, MODULES + ["access_compat_module"], root, includer, httpd)
+    assert set(reference.values()) == {200}
+    assert answers(migrated, MODULES, root, includer, httpd) == reference, migrated
+
+
+def test_many_such_pairs_in_a_fragment_stay_within_the_analysis_budget():
+    """1,500 <Directory>/<Location> pairs like that one were all refused ("more than 250,000 pairs") once every
+    Location of a fragment could meet every <Directory>; those with only address rules are not such pairs."""
+    text = "".join(OWN_HOST_RULES.replace("{root}/app", f"/srv/d{i}").replace("/app", f"/l{i}") for i in range(600))
+    result = migrate(ConfigSet.from_mapping({"site.conf": text}, entry="site.conf"))
+    assert not [f for f in result.remaining if f.code.startswith("HT5")], result.remaining[:3]

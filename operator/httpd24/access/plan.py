@@ -122,13 +122,18 @@ def _fs_uncached(scope: Scope, model: Model) -> tuple[str | None, list[str] | No
             # <Directory> named after it, slash or not (tests/access/test_file_named_directory.py).
             here = normalize_dir(mapped) if url == "/" else normalize_dir(posixpath.dirname(mapped.rstrip("/")) or "/")
             certain = here if certain in (None, here) else "/"
-        if not model.whole_server and (url in ("", "/") or any(model.guesses_root(url, v) for v in servers)):
-            # A fragment's Location also meets what the configuration including it maps: an Alias of Debian's
-            # apache2.conf (/icons/) under its Location / (campaign htaccess 91, index 20: the DocumentRoot's
-            # .htaccess Require was written into it, and applied under such an Alias), and, where the fragment
-            # sets no DocumentRoot, the including one's, which may lead into any <Directory> of the fragment
-            # (tests/access/test_fragment_location_aliased.py). Under the DocumentRoot is not certain.
+        guessing = [vhost for vhost in servers if model.guesses_root(url, vhost)]
+        if not model.whole_server and url in ("", "/"):
+            # A fragment's Location / also meets what the configuration including it maps elsewhere (an Alias
+            # of Debian's apache2.conf: /icons/): under the DocumentRoot is not certain (campaign htaccess 91,
+            # index 20: the DocumentRoot's .htaccess Require was written into it, and applied under such an Alias).
             roots.append("/")
+        elif guessing:
+            # Where a fragment sets no DocumentRoot, the including configuration's decides where its URLs lie:
+            # in any directory of the fragment that such a server reads (tests/access/test_fragment_location_aliased.py),
+            # not in those of a virtual host that sets its own.
+            roots.extend(_directories_met(scope, model, guessing))
+            certain = "/"
         roots = list(dict.fromkeys(roots + list(remapped_to)))
         if len(roots) > 1:
             certain = "/"  # an Alias below the path, or another virtual host, maps some of its URLs elsewhere
@@ -137,6 +142,41 @@ def _fs_uncached(scope: Scope, model: Model) -> tuple[str | None, list[str] | No
         directory = normalize_dir(found[0])
         return directory, [directory]
     return "/", None
+
+
+#: Past this many directories a guessed Location is taken to lie anywhere ("/"): listing them costs more, per pair
+#: of sections, than the few sections of other virtual hosts that "/" adds.
+MAX_GUESSED_DIRS = 16
+
+
+def _directories_met(location: Scope, model: Model, servers: list) -> list[str]:
+    """Where ``location`` may lie in ``servers``, which map it through a DocumentRoot the configuration does not
+    set: the directories of the <Directory> sections and .htaccess files they read (the main server's in every
+    one of them) that hold access control the Location does not replace. Its own Order/Allow/Deny replace a
+    section's (2.2's mod_authz_host, and 2.4's mod_access_compat, merge nothing), so a section with only those
+    changes nothing under it (a fragment of 1,500 such <Directory> and <Location> pairs stayed translatable)."""
+    by_server = model.cache.get("plan.access_dirs")
+    if by_server is None:
+        by_server = model.cache["plan.access_dirs"] = {}
+        for scope in model.scopes:
+            if scope.kind in ("directory", "htaccess") and scope.dirpath is not None and _relevant(scope):
+                by_server.setdefault(_vhost_key(scope), []).append(scope)
+    replaces_host = location.own.host is not None
+    found: list[str] = []
+    for key in dict.fromkeys([None] + [id(vhost) for vhost in servers if vhost is not None]):
+        for scope in by_server.get(key, ()):
+            if replaces_host and _host_only(scope.own):
+                continue
+            found.append(scope.dirpath)
+            if len(found) > MAX_GUESSED_DIRS:
+                return ["/"]
+    return found
+
+
+def _host_only(own: Own) -> bool:
+    return own.host is not None and own.satisfy is None and own.requires is None and own.authz is None and (
+        own.authmerging is None and own.authtype is None and not own.authname and not own.user_source
+        and not own.authz22)
 
 
 @dataclass(frozen=True)
