@@ -60,7 +60,8 @@ def with_conditions(rng: random.Random, text: str, conditions=CONDITIONS, rate: 
         i += 1
     if rng.random() < 0.25:
         target = rng.choice(("a/", "c/"))
-        out.insert(1, f"<IfModule {rng.choice(conditions)}>\nAlias /d/ /srv/www/{target}\n</IfModule>")
+        at = 1 if out and out[0].startswith("DocumentRoot ") else 0  # after it; before the first section
+        out.insert(at, f"<IfModule {rng.choice(conditions)}>\nAlias /d/ /srv/www/{target}\n</IfModule>")
     return "\n".join(out) + "\n"
 
 

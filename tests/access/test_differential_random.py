@@ -35,6 +35,9 @@ def test_generator_is_seeded_and_varied():
     # every generated configuration is valid 2.2 syntax that 2.4 + mod_access_compat accepts
     texts = [t for _i, t in differential.random_configs(SEED, 200)]
     assert any("<Limit" in t for t in texts) and any("env=" in t for t in texts) and any("/255." in t for t in texts)
+    # fragments that set no DocumentRoot, run under an including configuration's as well
+    assert any(differential.INCLUDER_UNIT in label for t in texts if "DocumentRoot" not in t
+               for label in differential.prepare(t))
 
 
 def test_generated_configurations_start_on_compat_and_answer_as_its_model(httpd, access):
@@ -151,7 +154,7 @@ def test_refused_translations_are_reported_for_a_person(access):
 def in_a_virtual_host(rng: random.Random, text: str) -> str:
     """``text`` with about half of its top-level sections moved into a <VirtualHost>, where they merge
     with the server-level sections left outside."""
-    head, *rest = text.splitlines()
+    head, rest = _document_root(text)
     server: list[str] = []
     vhost: list[str] = []
     i = 0
@@ -162,7 +165,13 @@ def in_a_virtual_host(rng: random.Random, text: str) -> str:
         else:
             server += rest[i:end + 1]
         i = end + 1
-    return "\n".join([head, *server, "<VirtualHost *:80>", "    ServerName v.example", *vhost, "</VirtualHost>"]) + "\n"
+    return "\n".join([*head, *server, "<VirtualHost *:80>", "    ServerName v.example", *vhost, "</VirtualHost>"]) + "\n"
+
+
+def _document_root(text: str) -> tuple[list[str], list[str]]:
+    """The generated DocumentRoot line (none in a fragment), and the sections after it."""
+    lines = text.splitlines()
+    return (lines[:1], lines[1:]) if lines[0].startswith("DocumentRoot ") else ([], lines)
 
 
 #: Aliases onto the generated directories (and one past a Location), so Location sections meet other
@@ -172,8 +181,8 @@ ALIASES = ("Alias /d/ /srv/www/a/", "Alias /d /srv/www/c", "Alias /a/b /srv/www/
 
 
 def with_aliases(rng: random.Random, text: str) -> str:
-    head, *rest = text.splitlines()
-    return "\n".join([head, *rng.sample(ALIASES, rng.choice((1, 1, 2))), *rest]) + "\n"
+    head, rest = _document_root(text)
+    return "\n".join([*head, *rng.sample(ALIASES, rng.choice((1, 1, 2))), *rest]) + "\n"
 
 
 @pytest.mark.parametrize("variant", [in_a_virtual_host, with_aliases], ids=["virtual host", "aliases"])

@@ -58,6 +58,9 @@ def test_wide_generator_is_seeded_and_varied():
     # and without an AuthUserFile beside it
     assert sum(bool(re.search(r'(?im)^(\s*)authtype basic\n\1AuthName "restricted"\n(?!\1AuthUserFile )', t))
                for _i, t in a) >= 5
+    # fragments that set no DocumentRoot, run under an including configuration's as well
+    assert sum(any(differential.INCLUDER_UNIT in label for label in differential.prepare(t))
+               for _i, t in a if "DocumentRoot" not in t) >= 3
 
 
 def test_options_lines_leave_the_rest_of_a_configuration_as_drawn_before_them():
@@ -78,7 +81,7 @@ def test_options_lines_leave_the_rest_of_a_configuration_as_drawn_before_them():
 
 def test_explicit_configurations_state_what_they_inherit():
     for _i, text in differential.random_configs(SEED, 100, shapes="explicit"):
-        for section in re.split(r"\n(?=<[A-Za-z])", text)[1:]:
+        for section in (chunk for chunk in re.split(r"\n(?=<[A-Za-z])", text) if chunk.startswith("<")):
             top = [line.strip().lower() for line in section.splitlines()[1:] if re.match(r" {4}\S", line)]
             if any(re.match(r"(order|allow|deny|satisfy)\b", line) for line in top):
                 assert any(line.startswith("order") for line in top) and any(line.startswith("satisfy") for line in top)

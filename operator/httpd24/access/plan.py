@@ -144,6 +144,11 @@ def _fs_uncached(scope: Scope, model: Model) -> tuple[str | None, list[str] | No
     return "/", None
 
 
+#: Why a Location of a fragment whose 2.4 form needs AuthMerging is left to a person: the sections it may meet under
+#: the including configuration's DocumentRoot were not all weighed (:func:`_directories_met`).
+MERGES_WITH_UNSEEN = ("its 2.4 form needs AuthMerging {merging}, which would also merge it with the Require lines of "
+                      "{label} where the DocumentRoot of the configuration including this file puts its URLs there")
+
 #: Past this many directories a guessed Location is taken to lie anywhere ("/"): listing them costs more, per pair
 #: of sections, than the few sections of other virtual hosts that "/" adds.
 MAX_GUESSED_DIRS = 16
@@ -151,26 +156,39 @@ MAX_GUESSED_DIRS = 16
 
 def _directories_met(location: Scope, model: Model, servers: list) -> list[str]:
     """Where ``location`` may lie in ``servers``, which map it through a DocumentRoot the configuration does not
-    set: the directories of the <Directory> sections and .htaccess files they read (the main server's in every
-    one of them) that hold access control the Location does not replace. Its own Order/Allow/Deny replace a
-    section's (2.2's mod_authz_host, and 2.4's mod_access_compat, merge nothing), so a section with only those
-    changes nothing under it (a fragment of 1,500 such <Directory> and <Location> pairs stayed translatable)."""
+    set: the directories of the file-system sections (<Directory>, an anchored <DirectoryMatch>, <Files> inside
+    them) and .htaccess files they read (the main server's in every one of them) that hold access control the
+    Location does not replace. (Those with no directory of their own may meet any request already.) Its own
+    Order/Allow/Deny replace a section's (2.2's mod_authz_host, and 2.4's mod_access_compat, merge nothing), so
+    a section with only those changes nothing under it (a fragment of 1,500 such <Directory> and <Location>
+    pairs stayed translatable) -- unless its 2.4 form merges with what it inherits (AuthMerging), which
+    :func:`make_plan` then refuses (:data:`MERGES_WITH_UNSEEN`)."""
     by_server = model.cache.get("plan.access_dirs")
     if by_server is None:
         by_server = model.cache["plan.access_dirs"] = {}
         for scope in model.scopes:
-            if scope.kind in ("directory", "htaccess") and scope.dirpath is not None and _relevant(scope):
+            if _in_a_directory(scope) and _relevant(scope):
                 by_server.setdefault(_vhost_key(scope), []).append(scope)
     replaces_host = location.own.host is not None
     found: list[str] = []
     for key in dict.fromkeys([None] + [id(vhost) for vhost in servers if vhost is not None]):
         for scope in by_server.get(key, ()):
             if replaces_host and _host_only(scope.own):
+                model.cache.setdefault("plan.left_out", {}).setdefault(id(location), scope)
                 continue
-            found.append(scope.dirpath)
+            found.extend(_fs(scope, model)[1] or ())
             if len(found) > MAX_GUESSED_DIRS:
+                model.cache.get("plan.left_out", {}).pop(id(location), None)  # "/": none is left out
                 return ["/"]
     return found
+
+
+def _in_a_directory(scope: Scope) -> bool:
+    """A <Directory>, <DirectoryMatch> or .htaccess file, or a section inside one (<Files>): never inside a
+    <Location>, whose directories are what is being found."""
+    while scope.kind == "files" and scope.parent is not None:
+        scope = scope.parent
+    return scope.kind in ("directory", "htaccess", "directorymatch")
 
 
 def _host_only(own: Own) -> bool:
@@ -1196,6 +1214,10 @@ def _make_plan(model: Model) -> Plan:
         p = plan_scope(d, model, mode, methods)
         if p is None:
             continue
+        if p.text is not None and p.authmerging is not None and (
+                unseen := model.cache.get("plan.left_out", {}).get(id(d))) is not None:
+            p.text, p.expr = None, None
+            p.reason = MERGES_WITH_UNSEEN.format(merging=p.authmerging, label=unseen.label)
         if p.text is not None and "group" in p.text and mode == "2.2" and regrouped_later(d, model):
             p.text, p.expr = None, None
             p.reason = REGROUPED_REASON

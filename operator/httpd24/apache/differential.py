@@ -44,7 +44,9 @@ an Alias: no CGI runs, and access is decided before any handler), DocumentRoot,
 AllowOverride, and the Options lines 2.4 reads: whether the directory walk
 follows symlinks decides which <Directory> sections a file meets).  Each
 VirtualHost becomes a unit of its own (server-level content plus that host's
-content).  A set of .htaccess files alone runs as
+content); a fragment that sets no DocumentRoot runs under the harness's and also, as
+units of their own, under those an including configuration may have (:func:`includer_roots`).
+A set of .htaccess files alone runs as
 the DocumentRoot's ``<Directory>``; .htaccess files beside a server
 configuration are written where they lie (their directory as the access model
 places them) under an ``AccessFileName`` of each side and unit, so httpd reads
@@ -78,6 +80,7 @@ try:  # Python >= 3.11
 except ImportError:  # pragma: no cover - older Pythons
     import sre_constants as _sre_constants  # type: ignore[no-redef]
     import sre_parse as _sre_parser  # type: ignore[no-redef]
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
@@ -249,6 +252,9 @@ class VerifyReport:
     #: (unit, URL) of the requests whose path is a directory of the tree served (asked for with or without
     #: its slash), which the model cannot tell from the configuration alone (:func:`model_request`).
     directories: set[tuple[str, str]] = field(default_factory=set)
+    #: (unit, URL) -> the file it maps to, in the units that run a fragment under an including configuration's
+    #: DocumentRoot (:func:`includer_roots`), which the model does not see (:func:`model_request`).
+    filenames: dict[tuple[str, str], str] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -559,6 +565,12 @@ class _Extractor:
             out.append((label, self.unit(main + children, files=placed)))
         for _label, unit in out:
             unit.whole_server = model.whole_server
+        if reached and not model.whole_server and None not in model.document_root:
+            # A fragment that sets no DocumentRoot runs under its includer's: also under those that put one of its
+            # <Location> URLs on one of its <Directory> paths, each a unit of its own.
+            main_unit = out[0][1]
+            out[1:1] = [(f"{INCLUDER_UNIT} {root})", dataclasses.replace(main_unit, docroot=root))
+                        for root in includer_roots(main_unit)]
         return out
 
     def unit(self, nodes, *, htaccess: bool = False, files: Sequence[tuple[str, list]] = ()) -> _Unit:
@@ -682,6 +694,22 @@ class _Extractor:
                 elif kind == "method":
                     unit.methods.update(r.upper() for r in rest)
             lines.append(pad + " ".join([name] + [_quote(a) for a in args]))
+
+
+#: How a unit that runs a fragment under an including configuration's DocumentRoot is named (:func:`includer_roots`).
+INCLUDER_UNIT = "main (the including configuration's DocumentRoot"
+
+
+def includer_roots(unit: _Unit, limit: int = 2) -> list[str]:
+    """DocumentRoots the configuration including a fragment that sets none may have, other than the harness's
+    own: first those that put one of its <Location> URLs on one of its <Directory> paths (Debian's /var/www, for
+    `<Location /admin>` and `<Directory /var/www/admin>`), then its <Directory> paths themselves, which put
+    every <Location> under them. At most ``limit``, in that order."""
+    urls = [url for location in unit.locations if (url := location.rstrip("/"))]
+    directories = sorted({d.rstrip("/") for d in unit.dirs if d.rstrip("/")}) if urls else []
+    aligned = sorted({d[: -len(url)] for d in directories for url in urls if len(d) > len(url) and d.endswith(url)})
+    found = [root for root in dict.fromkeys(aligned + directories) if root != unit.docroot.rstrip("/")]
+    return found[:limit]
 
 
 def _user_table(names: Iterable[str], groups: Iterable[str]) -> dict[str, tuple[str, tuple[str, ...]]]:
@@ -1173,6 +1201,8 @@ def _run_prepared(prepared: Sequence[_Prepared], ws: _Workspace, httpd: Httpd, *
     dirs = _build_tree(ws.fs, plans)
     for r, uname, unit, urls in served:
         r.directories |= {(uname, url) for url in urls if (_fs_for_url(unit, url) or "").rstrip("/") in dirs}
+        if INCLUDER_UNIT in uname:
+            r.filenames.update({(uname, url): found for url in urls if (found := _fs_for_url(unit, url))})
     for unit, access_file in htaccess:
         _write_htaccess(ws.fs, unit, access_file)
     ws.open_up()
@@ -1272,10 +1302,10 @@ def against_model(report: VerifyReport, original: ConfigSet | str) -> list[Misma
     out = []
     for q, (a, b) in report.statuses.items():
         label = q.unit[len(prefix):] if q.unit.startswith(prefix) else q.unit
-        if label == "main" and model.vhosts:
+        if label.startswith("main") and model.vhosts:
             continue
         if label not in hosts:
-            hosts[label] = (True, None) if label == "main" else _server_name(model, label)
+            hosts[label] = (True, None) if label.startswith("main") else _server_name(model, label)
         judged, name = hosts[label]
         if not judged or access_answer(b) != access_answer(decide_22(model, model_request(q, report, name))):
             out.append(Mismatch(q, a, b))
@@ -1307,7 +1337,7 @@ def model_request(q: Req, report: VerifyReport, vhost: str | None = None):
         q.path, q.method, q.source, hostname=double_reverse(q.source),
         env=frozenset(q.env), user=q.user, password_ok=q.password != WRONG_PASSWORD,
         groups=frozenset(report.users.get(q.user or "", ())),
-        filename=q.path[len("/__fs"):] if q.path.startswith("/__fs/") else None,
+        filename=report.filenames.get((q.unit, q.path)) or (q.path[len("/__fs"):] if q.path.startswith("/__fs/") else None),
         is_dir=True if q.path.endswith("/") or (q.unit, q.path) in report.directories else None,
         index="index.html",  # every directory of the tree has one, and mod_dir looks it up (_build_tree)
         vhost=vhost,
@@ -1434,6 +1464,12 @@ _GEN_LOCATIONS = ("/", "/a", "/a/b", "/c", "/d")
 _GEN_REQUIRES = ("valid-user", "user alice", "user bob carol", "group staff", "group admins", "user carol", "valid-user")
 
 
+def _document_root(rng) -> list[str]:
+    """The generated DocumentRoot line; none in one configuration of five, a fragment served under its
+    includer's (the harness runs it under those :func:`includer_roots` finds as well)."""
+    return [f"DocumentRoot {_DOCROOT}"] if rng.random() < 0.8 else []
+
+
 def random_config(rng, *, max_sections: int = 4) -> str:
     """One random nested 2.2 access-control configuration (text), drawn from ``rng`` (random.Random).
 
@@ -1442,7 +1478,7 @@ def random_config(rng, *, max_sections: int = 4) -> str:
     with every ``from`` form of :data:`ADDRESS_ITEMS`, Satisfy All/Any, AuthType
     Basic with AuthUserFile/AuthGroupFile, Require valid-user/user/group.
     """
-    out = [f"DocumentRoot {_DOCROOT}"]
+    out = _document_root(rng)
     pool = [("Directory", d) for d in _GEN_DIRS] + [("Location", loc) for loc in _GEN_LOCATIONS] + [
         ("Files", "secret.txt"), ("FilesMatch", r"\.log$"), ("DirectoryMatch", f"^{_DOCROOT}/a/"),
         ("LocationMatch", "^/c/"),
@@ -1616,7 +1652,7 @@ def random_config_wide(rng, *, max_sections: int = 5, explicit: bool = False) ->
     §5) with the original as it is: a reference that owes nothing to ``normalize_22``, whose reading of
     the merge order the translation shares.
     """
-    out = [f"DocumentRoot {_DOCROOT}"]
+    out = _document_root(rng)
     chosen = rng.sample(_WIDE_SECTIONS, rng.randint(1, max_sections))
     if rng.random() < 0.25:  # the same section twice: httpd merges both, in reading order
         chosen.insert(rng.randrange(len(chosen) + 1), rng.choice(chosen))
