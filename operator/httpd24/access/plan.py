@@ -146,7 +146,7 @@ def _fs_uncached(scope: Scope, model: Model) -> tuple[str | None, list[str] | No
 
 #: Why a Location of a fragment whose 2.4 form needs AuthMerging is left to a person: the sections it may meet under
 #: the including configuration's DocumentRoot were not all weighed (:func:`_directories_met`).
-MERGES_WITH_UNSEEN = ("its 2.4 form needs AuthMerging {merging}, which would also merge it with the Require lines of "
+MERGES_WITH_UNSEEN = ("its 2.4 form needs AuthMerging {merging}, which would also merge it with the 2.4 form of "
                       "{label} where the DocumentRoot of the configuration including this file puts its URLs there")
 
 #: Past this many directories a guessed Location is taken to lie anywhere ("/"): listing them costs more, per pair
@@ -1048,11 +1048,11 @@ def plan_scope(d: Scope, model: Model, mode: Mode, methods: list[str]) -> ScopeP
     labels = sorted({p.label for p in members if p.kind != "server"})
     where = ", ".join(labels[:MAX_NAMED]) + (f" and {len(labels) - MAX_NAMED} more" if len(labels) > MAX_NAMED else "")
     reason = f"its meaning depends on which other sections apply to the request ({where or '?'})"
-    if d.kind == "directorymatch" and regex_prefix(d.pattern) is None and regex_prefix("^" + d.pattern) is not None:
+    if d.kind == "directorymatch" and regex_prefix(d.pattern) is None and (anchored := regex_prefix("^" + d.pattern)):
         # Debian's moodle package: `<DirectoryMatch /usr/share/moodle/>` also matches /var/www/usr/share/moodle/,
         # under every other <Directory>, so it held back every section of the whole server.
         reason += (f" (its regex is not anchored, so it also matches below every other directory: if it means "
-                   f"{regex_prefix('^' + d.pattern)[0]} only, anchor it as `^{d.pattern}`)")
+                   f"{anchored[0]} only, anchor it as `^{d.pattern}`)")
     if d.kind == "location" and any(model.guesses_root(location_url(d) or "/", v) for v in _servers(d, model)):
         reason += (" (this file is part of a server, with no ServerRoot, PidFile or User: the DocumentRoot of "
                    "the configuration including it decides which <Directory> its URLs lie in)")
