@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from apache_fixture import httpd  # noqa: F401
 
-from httpd24.apache import Instance, write_htpasswd
+from httpd24.apache import Instance, differential, write_htpasswd
 from httpd24.config import ConfigSet
 from httpd24.engine import migrate
 
@@ -121,13 +121,7 @@ WITHOUT_ITS_OWN = ("<VirtualHost *:80>\n    ServerName c.test\n    <Directory /s
 def test_the_directories_of_virtual_hosts_that_set_their_document_root_are_not_guessed(httpd):  # noqa: F811
     """Where only the main server guesses, the Location meets the main server's <Directory> sections there, not
     those of virtual hosts that map /admin themselves: the translation is written, and answers as 2.2."""
-    from httpd24.apache import differential
-
-    result = migrate(ConfigSet.from_mapping({"httpd.conf": VHOSTS}, entry="httpd.conf"))
-    assert not [f for f in result.remaining if f.code.startswith("HT5")], result.remaining
-    migrated = result.files["httpd.conf"].decode()
-    report = differential.verify(VHOSTS, migrated, httpd=httpd)
-    assert report.ok, report.format()
+    _migrated, report = _proven(VHOSTS, httpd)
     assert any(q.path.startswith("/admin") for q in report.statuses), sorted({q.path for q in report.statuses})
 
     refused = migrate(ConfigSet.from_mapping({"httpd.conf": VHOSTS + WITHOUT_ITS_OWN}, entry="httpd.conf"))
@@ -173,8 +167,6 @@ def test_the_harness_runs_a_fragment_under_its_includers_document_root_and_holds
     its Location on its Directory too. There the translation the model wrote when it took /admin to lie under
     none of them (`Require ip` alone, replacing the inherited `Require valid-user`) lets 127.0.0.2 in without a
     password, which the unit shows; the migration (`AuthMerging And`) answers as 2.2 in every unit."""
-    from httpd24.apache import differential
-
     labels = list(differential.prepare(REQUIRE_INHERITED))
     debian = f"{differential.INCLUDER_UNIT} /var/www)"
     assert labels[0] == "main" and debian in labels
@@ -216,15 +208,18 @@ def test_a_files_section_inside_a_fragment_location_is_reported_not_a_crash():
 def _proven_under_includers(text: str, httpd) -> str:  # noqa: F811
     """The migration of fragment ``text``, after checking that apache2 runs it under an including configuration's
     DocumentRoot too, and that it answers as 2.2 there and under the harness's own."""
-    from httpd24.apache import differential
-
     assert any(differential.INCLUDER_UNIT in label for label in differential.prepare(text))
+    return _proven(text, httpd)[0]
+
+
+def _proven(text: str, httpd) -> tuple[str, differential.VerifyReport]:  # noqa: F811
+    """The migration of ``text``, with nothing left to a person, and its report: every unit answers as 2.2."""
     result = migrate(ConfigSet.from_mapping({"site.conf": text}, entry="site.conf"))
     assert not [f for f in result.remaining if f.code.startswith("HT5")], result.remaining
     migrated = result.files["site.conf"].decode()
     report = differential.verify(text, migrated, httpd=httpd)
     assert report.ok, report.format()
-    return migrated
+    return migrated, report
 
 
 #: From the random htaccess shape (seed 77:htaccess:36, no DocumentRoot): the Location's own address rules
@@ -244,8 +239,6 @@ MERGES_WITH_A_LEFT_OUT_DIRECTORY = {
 
 
 def test_a_location_whose_2_4_form_merges_with_a_directory_left_out_is_left_to_a_person(httpd):  # noqa: F811
-    from httpd24.apache import differential
-
     files = MERGES_WITH_A_LEFT_OUT_DIRECTORY
     result = migrate(ConfigSet.from_mapping(files, entry="httpd.conf"))
     [left] = [f for f in result.remaining if f.code == "HT501" and f.message.startswith("<Location /a/b>")]

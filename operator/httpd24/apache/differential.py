@@ -80,8 +80,7 @@ try:  # Python >= 3.11
 except ImportError:  # pragma: no cover - older Pythons
     import sre_constants as _sre_constants  # type: ignore[no-redef]
     import sre_parse as _sre_parser  # type: ignore[no-redef]
-import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
 
@@ -569,7 +568,7 @@ class _Extractor:
             # A fragment that sets no DocumentRoot runs under its includer's: also under those that put one of its
             # <Location> URLs on one of its <Directory> paths, each a unit of its own.
             main_unit = out[0][1]
-            out[1:1] = [(f"{INCLUDER_UNIT} {root})", dataclasses.replace(main_unit, docroot=root))
+            out[1:1] = [(f"{INCLUDER_UNIT} {root})", replace(main_unit, docroot=root))
                         for root in includer_roots(main_unit)]
         return out
 
