@@ -48,6 +48,7 @@ def root():
     top = Path(tempfile.mkdtemp(prefix="httpd24-fragloc-"))
     top.chmod(0o755)
     (top / "app").mkdir()
+    (top / "www").mkdir()
     (top / "app" / "f.html").write_text("app\n")
     write_htpasswd(top / "htpasswd", {"alice": "secret"})
     yield top
@@ -143,6 +144,41 @@ def test_a_fragment_location_with_its_own_address_rules_is_translated_and_answer
     reference = answers(fragment, MODULES + ["access_compat_module"], root, includer, httpd)
     assert set(reference.values()) == {200}
     assert answers(migrated, MODULES, root, includer, httpd) == reference, migrated
+
+
+#: A fragment may set its DocumentRoot and still be served through its includer's Aliases: `<Directory
+#: {root}/app>` lies outside {root}/www, and only an Alias of the includer's can put URLs there.
+OWN_ROOT = "DocumentRoot {root}/www\n"
+
+
+def test_a_fragment_location_meets_a_directory_only_an_includers_alias_reaches(root, httpd):  # noqa: F811
+    """The model mapped /app under the fragment's DocumentRoot only, and wrote `Require all granted` for the
+    Location: with the includer's `Alias /app {root}/app`, anonymous clients outside the Directory's addresses
+    got 200 where 2.2 asked them for a password. Now left to a person, naming the directory."""
+    fragment = (OWN_ROOT + FRAGMENT).replace("{root}", str(root))
+    reference = answers((OWN_ROOT + REFERENCE).replace("{root}", str(root)), MODULES + ["access_compat_module"],
+                        root, INCLUDERS[1], httpd)
+    assert reference[("127.0.0.1", None)] == 401, reference
+    assert answers(_written_before(fragment), MODULES, root, INCLUDERS[1], httpd)[("127.0.0.1", None)] == 200
+    result = migrate(ConfigSet.from_mapping({"site.conf": fragment}, entry="site.conf"))
+    [left] = [f for f in result.remaining if f.code == "HT501" and f.message.startswith("<Location /app>")]
+    assert f"an Alias of the configuration including it may put its URLs in <Directory {root}/app>" in left.message
+
+
+def _written_before(fragment: str) -> str:
+    """The translation the model wrote when it mapped /app under the fragment's DocumentRoot only."""
+    return fragment.replace("Order deny,allow\n    Deny from all\n    Allow from 127.0.0.2", "Require ip 127.0.0.2"
+                            ).replace("Require valid-user\n    Satisfy any", "Require all granted")
+
+
+def test_a_fragment_location_with_its_own_address_rules_is_translated_whatever_the_includer_aliases(root, httpd):  # noqa: F811
+    """Its own Order/Allow/Deny replace the unreached directory's: nothing is left to a person, and the migration
+    answers as 2.2 where the includer's Alias puts /app in that directory."""
+    fragment = (OWN_ROOT + OWN_HOST_RULES).replace("{root}", str(root))
+    result = migrate(ConfigSet.from_mapping({"site.conf": fragment}, entry="site.conf"))
+    assert not [f for f in result.remaining if f.code.startswith("HT5")], result.remaining
+    reference = answers(fragment, MODULES + ["access_compat_module"], root, INCLUDERS[1], httpd)
+    assert answers(result.files["site.conf"].decode(), MODULES, root, INCLUDERS[1], httpd) == reference
 
 
 def test_many_such_pairs_in_a_fragment_stay_within_the_analysis_budget():

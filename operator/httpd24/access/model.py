@@ -638,7 +638,7 @@ def _dir_under(child: str, parent: str) -> bool:
     return all(c == p or fnmatch.fnmatchcase(c, p) for c, p in zip(cparts, pparts))
 
 
-def _dirs_may_meet(a: str, b: str) -> bool:
+def dirs_may_meet(a: str, b: str) -> bool:
     """Whether some directory lies at or under both ``a`` and ``b`` (either may have wildcards):
     ``/srv/www/*/b/`` and ``/srv/www/a/`` share /srv/www/a/b/, though neither lies under the other."""
     aparts = a.strip("/").split("/") if a.strip("/") else []
@@ -775,27 +775,38 @@ class Model:
                     return v
         return self.vhosts[0]
 
+    def aliases_of(self, vhost: Section | None) -> list[tuple[str, str]]:
+        """``vhost``'s (prefix, target) Aliases in the order mod_alias tries them: its own, then the main server's."""
+        return (self.aliases.get(id(vhost), []) if vhost is not None else []) + self.aliases.get(None, [])
+
     def filename(self, url: str, vhost: Section | None) -> str:
-        key = id(vhost) if vhost is not None else None
-        aliases = self.aliases.get(key, []) + self.aliases.get(None, []) if key is not None else self.aliases.get(None, [])
-        for prefix, target in aliases:
+        for prefix, target in self.aliases_of(vhost):
             rest = alias_rest(url, prefix)
             if rest is not None:
                 return target.rstrip("/") + rest if rest else target
-        root = self.document_root.get(key) or self.document_root.get(None) or "/usr/local/apache2/htdocs"
+        root = self.own_root(vhost) or "/usr/local/apache2/htdocs"
         return root.rstrip("/") + url
+
+    def includer_may_map(self, url: str, vhost: Section | None) -> bool:
+        """Whether ``url`` may lie where a configuration including this one maps it: in a fragment, a URL none of
+        its own Aliases cover, which the includer's DocumentRoot (where the fragment sets none) or an Alias of its
+        own (Debian's apache2.conf has /icons/) may put in any directory."""
+        return not self.whole_server and all(alias_rest(url, prefix) is None for prefix, _ in self.aliases_of(vhost))
 
     def guesses_root(self, url: str, vhost: Section | None) -> bool:
         """Whether :meth:`filename` maps ``url`` through a DocumentRoot the configuration does not set: a
         fragment's, which the configuration including it sets (Debian's /var/www, where a fragment's
         `<Directory /var/www/admin>` meets its `<Location /admin>`)."""
-        if self.whole_server or self.document_root.get(None) is not None:
-            return False
-        if vhost is not None and self.document_root.get(id(vhost)) is not None:
-            return False
-        key = id(vhost) if vhost is not None else None
-        aliases = self.aliases.get(None, []) + (self.aliases.get(key, []) if key is not None else [])
-        return all(alias_rest(url, prefix) is None for prefix, _target in aliases)
+        return self.own_root(vhost) is None and self.includer_may_map(url, vhost)
+
+    def own_root(self, vhost: Section | None) -> str | None:
+        """The DocumentRoot the configuration sets for ``vhost`` (its own, else the main server's)."""
+        return (self.document_root.get(id(vhost)) if vhost is not None else None) or self.document_root.get(None)
+
+    def mapped_dirs(self, vhost: Section | None) -> list[str]:
+        """The directories the configuration's own DocumentRoot and Aliases put ``vhost``'s URLs in."""
+        root = self.own_root(vhost)
+        return [normalize_dir(path) for path in ([root] if root else []) + [target for _, target in self.aliases_of(vhost)]]
 
     # -- which scopes a request meets --------------------------------------------------------
     def chain(self, request: Request, index: str | None = None) -> list[Scope]:

@@ -37,9 +37,9 @@ from .model import (
     Scope,
     WALK_GROUPS,
     _dir_under,
-    _dirs_may_meet,
     _has_wildcard,
     authenticating,
+    dirs_may_meet,
     fold,
     htaccess_home,
     keeps_out,
@@ -113,8 +113,7 @@ def _fs_uncached(scope: Scope, model: Model) -> tuple[str | None, list[str] | No
         for vhost in servers:
             mapped = model.filename(url, vhost)
             roots.append(normalize_dir(mapped))
-            key = id(vhost) if vhost is not None else None
-            for prefix, target in model.aliases.get(key, []) + (model.aliases.get(None, []) if key is not None else []):
+            for prefix, target in model.aliases_of(vhost):
                 if prefix.startswith(url.rstrip("/") + "/") or url in ("", "/"):
                     roots.append(normalize_dir(target))
             # Its own path is a directory its requests lie in only when it is the DocumentRoot: another name
@@ -123,17 +122,20 @@ def _fs_uncached(scope: Scope, model: Model) -> tuple[str | None, list[str] | No
             here = normalize_dir(mapped) if url == "/" else normalize_dir(posixpath.dirname(mapped.rstrip("/")) or "/")
             certain = here if certain in (None, here) else "/"
         guessing = [vhost for vhost in servers if model.guesses_root(url, vhost)]
+        aliased = [vhost for vhost in servers if vhost not in guessing and model.includer_may_map(url, vhost)]
         if not model.whole_server and url in ("", "/"):
             # A fragment's Location / also meets what the configuration including it maps elsewhere (an Alias
             # of Debian's apache2.conf: /icons/): under the DocumentRoot is not certain (campaign htaccess 91,
             # index 20: the DocumentRoot's .htaccess Require was written into it, and applied under such an Alias).
             roots.append("/")
-        elif guessing:
+        elif guessing or aliased:
             # Where a fragment sets no DocumentRoot, the including configuration's decides where its URLs lie:
             # in any directory of the fragment that such a server reads (tests/access/test_fragment_location_aliased.py),
-            # not in those of a virtual host that sets its own.
-            roots.extend(_directories_met(scope, model, guessing))
-            certain = "/"
+            # not in those of a virtual host that sets its own. Where it sets one, an Alias of the includer may
+            # still put them in a directory the fragment's own mapping does not reach.
+            if met := _directories_met(scope, model, guessing, aliased):
+                roots.extend(met)
+                certain = "/"
         roots = list(dict.fromkeys(roots + list(remapped_to)))
         if len(roots) > 1:
             certain = "/"  # an Alias below the path, or another virtual host, maps some of its URLs elsewhere
@@ -154,33 +156,54 @@ MERGES_WITH_UNSEEN = ("its 2.4 form needs AuthMerging {merging}, which would als
 MAX_GUESSED_DIRS = 16
 
 
-def _directories_met(location: Scope, model: Model, servers: list) -> list[str]:
-    """Where ``location`` may lie in ``servers``, which map it through a DocumentRoot the configuration does not
-    set: the directories of the file-system sections (<Directory>, an anchored <DirectoryMatch>, <Files> inside
-    them) and .htaccess files they read (the main server's in every one of them) that hold access control the
-    Location does not replace. (Those with no directory of their own may meet any request already.) Its own
-    Order/Allow/Deny replace a section's (2.2's mod_authz_host, and 2.4's mod_access_compat, merge nothing), so
-    a section with only those changes nothing under it (a fragment of 1,500 such <Directory> and <Location>
-    pairs stayed translatable) -- unless its 2.4 form merges with what it inherits (AuthMerging), which
-    :func:`make_plan` then refuses (:data:`MERGES_WITH_UNSEEN`)."""
+def _directories_met(location: Scope, model: Model, guessing: list, aliased: list) -> list[str]:
+    """Where ``location`` may lie in the servers that map it through a DocumentRoot the configuration does not
+    set (``guessing``), or through an Alias of the including configuration (``aliased``, which set one): the
+    directories of the file-system sections (<Directory>, an anchored <DirectoryMatch>, <Files> inside them)
+    and .htaccess files they read (the main server's in every one of them) that hold access control the
+    Location does not replace -- for ``aliased`` servers only those their own DocumentRoot and Aliases do not
+    reach (what else would map URLs there?) and that are named after its URL (:func:`_named_after`). (Those
+    with no directory of their own may meet any request already.) Its own Order/Allow/Deny replace a section's
+    (2.2's mod_authz_host, and 2.4's mod_access_compat, merge nothing), so a section with only those changes
+    nothing under it (a fragment of 1,500 such <Directory> and <Location> pairs stayed translatable) -- unless
+    its 2.4 form merges with what it inherits (AuthMerging), which :func:`make_plan` then refuses
+    (:data:`MERGES_WITH_UNSEEN`)."""
     by_server = model.cache.get("plan.access_dirs")
     if by_server is None:
         by_server = model.cache["plan.access_dirs"] = {}
         for scope in model.scopes:
             if _in_a_directory(scope) and _relevant(scope):
                 by_server.setdefault(_vhost_key(scope), []).append(scope)
+    url = location_url(location) or "/"
+    every = {None, *(id(vhost) for vhost in guessing if vhost is not None)} if guessing else set()
+    mapped = [path for vhost in aliased for path in model.mapped_dirs(vhost)]
     replaces_host = location.own.host is not None
     found: list[str] = []
-    for key in dict.fromkeys([None] + [id(vhost) for vhost in servers if vhost is not None]):
+    for key in dict.fromkeys([None, *every, *(id(vhost) for vhost in aliased if vhost is not None)]):
         for scope in by_server.get(key, ()):
+            paths = _fs(scope, model)[1] or []
+            if key not in every:
+                paths = [path for path in paths if _named_after(path, url)
+                         and not any(dirs_may_meet(path, there) for there in mapped)]
+                if not paths:
+                    continue
             if replaces_host and _host_only(scope.own):
                 model.cache.setdefault("plan.left_out", {}).setdefault(id(location), scope)
                 continue
-            found.extend(_fs(scope, model)[1] or ())
+            model.cache.setdefault("plan.includer_dirs", {}).setdefault(id(location), scope)
+            found.extend(paths)
             if len(found) > MAX_GUESSED_DIRS:
                 model.cache.get("plan.left_out", {}).pop(id(location), None)  # "/": none is left out
                 return ["/"]
     return found
+
+
+def _named_after(path: str, url: str) -> bool:
+    """Whether directory ``path`` holds a directory named as ``url`` or one of its leading parts is
+    (/usr/share/phpmyadmin/setup/ for /phpmyadmin/setup): where an Alias of the including configuration would
+    put that URL (`Alias /phpmyadmin /usr/share/phpmyadmin`), as aliases are named."""
+    parts, path = [part for part in url.split("/") if part], normalize_dir(path)
+    return any(f"/{'/'.join(parts[:n])}/" in path for n in range(1, len(parts) + 1))
 
 
 def _in_a_directory(scope: Scope) -> bool:
@@ -341,7 +364,7 @@ def may_meet(a: Scope, b: Scope, model: Model) -> bool:
         return False  # a proxied Location meets no file-system section
     if ra is None or rb is None:
         return True
-    return any(_dirs_may_meet(x, y) for x in ra for y in rb)
+    return any(dirs_may_meet(x, y) for x in ra for y in rb)
 
 
 def certainly_meets(p: Scope, d: Scope, model: Model) -> bool:
@@ -1056,6 +1079,10 @@ def plan_scope(d: Scope, model: Model, mode: Mode, methods: list[str]) -> ScopeP
     if d.kind == "location" and any(model.guesses_root(location_url(d) or "/", v) for v in _servers(d, model)):
         reason += (" (this file is part of a server, with no ServerRoot, PidFile or User: the DocumentRoot of "
                    "the configuration including it decides which <Directory> its URLs lie in)")
+    elif (unreached := model.cache.get("plan.includer_dirs", {}).get(id(d))) is not None:
+        reason += (f" (this file is part of a server, with no ServerRoot, PidFile or User: an Alias of the "
+                   f"configuration including it may put its URLs in {unreached.label}, which this file's "
+                   f"DocumentRoot and Aliases do not reach)")
     if later:
         named = ", ".join(f"{s.label} ({s.file}:{s.line})" for s in later[:MAX_NAMED])
         reason += (f", and what answers as 2.2 in it would answer otherwise where {named} also "
