@@ -171,6 +171,22 @@ def _written_before(fragment: str) -> str:
                             ).replace("Require valid-user\n    Satisfy any", "Require all granted")
 
 
+def test_the_harness_runs_a_fragment_that_sets_its_document_root_under_an_includers_alias(httpd):  # noqa: F811
+    """The proofs run such a fragment under `Alias /app /srv/app` too, and there that translation answers
+    otherwise than 2.2; the translation of a Location with address rules of its own answers as 2.2 there."""
+    text = (OWN_ROOT + FRAGMENT).replace("{root}", "/srv")
+    aliased = f"{differential.INCLUDER_UNIT} Alias /app /srv/app)"
+    assert list(differential.prepare(text)) == ["main", aliased]
+    # The reference (2.2's inheritance made explicit where the model sees it) answers as that translation: the
+    # model of 2.2, told where the Alias puts each URL, is the judge.
+    report = differential.verify(text, _written_before(text), httpd=httpd)
+    assert report.ok, report.format()
+    wrong = differential.against_model(report, text)
+    assert {m.request.unit for m in wrong} == {aliased}, wrong
+    _migrated, report = _proven((OWN_ROOT + OWN_HOST_RULES).replace("{root}", "/srv"), httpd)
+    assert any(q.unit == aliased and q.path.startswith("/app/") for q in report.statuses), report.format()
+
+
 def test_a_fragment_location_with_its_own_address_rules_is_translated_whatever_the_includer_aliases(root, httpd):  # noqa: F811
     """Its own Order/Allow/Deny replace the unreached directory's: nothing is left to a person, and the migration
     answers as 2.2 where the includer's Alias puts /app in that directory."""
@@ -204,7 +220,7 @@ def test_the_harness_runs_a_fragment_under_its_includers_document_root_and_holds
     none of them (`Require ip` alone, replacing the inherited `Require valid-user`) lets 127.0.0.2 in without a
     password, which the unit shows; the migration (`AuthMerging And`) answers as 2.2 in every unit."""
     labels = list(differential.prepare(REQUIRE_INHERITED))
-    debian = f"{differential.INCLUDER_UNIT} /var/www)"
+    debian = f"{differential.INCLUDER_UNIT} DocumentRoot /var/www)"
     assert labels[0] == "main" and debian in labels
     replaced = REQUIRE_INHERITED.replace("Order deny,allow\n    Deny from all\n    Allow from 127.0.0.2",
                                          "Require ip 127.0.0.2")

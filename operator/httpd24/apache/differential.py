@@ -45,7 +45,8 @@ AllowOverride, and the Options lines 2.4 reads: whether the directory walk
 follows symlinks decides which <Directory> sections a file meets).  Each
 VirtualHost becomes a unit of its own (server-level content plus that host's
 content); a fragment that sets no DocumentRoot runs under the harness's and also, as
-units of their own, under those an including configuration may have (:func:`includer_roots`).
+units of their own, under those an including configuration may have (:func:`includer_roots`);
+one that sets it, under Aliases the including configuration may have (:func:`includer_aliases`).
 A set of .htaccess files alone runs as
 the DocumentRoot's ``<Directory>``; .htaccess files beside a server
 configuration are written where they lie (their directory as the access model
@@ -84,7 +85,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
 
-from ..access.model import alias_rest, build, fnmatch_pathname, htaccess_dir, normalize_dir
+from ..access.model import alias_rest, build, dirs_may_meet, fnmatch_pathname, htaccess_dir, normalize_dir
 from ..config import ConfigSet, Directive, Section, Target, module_identifier
 from ..config.errors import ParseError
 from ..config.options import known, refusal_24
@@ -252,7 +253,8 @@ class VerifyReport:
     #: its slash), which the model cannot tell from the configuration alone (:func:`model_request`).
     directories: set[tuple[str, str]] = field(default_factory=set)
     #: (unit, URL) -> the file it maps to, in the units that run a fragment under an including configuration's
-    #: DocumentRoot (:func:`includer_roots`), which the model does not see (:func:`model_request`).
+    #: DocumentRoot or Alias (:func:`includer_roots`, :func:`includer_aliases`), which the model does not see
+    #: (:func:`model_request`).
     filenames: dict[tuple[str, str], str] = field(default_factory=dict)
 
     @property
@@ -564,12 +566,19 @@ class _Extractor:
             out.append((label, self.unit(main + children, files=placed)))
         for _label, unit in out:
             unit.whole_server = model.whole_server
-        if reached and not model.whole_server and None not in model.document_root:
-            # A fragment that sets no DocumentRoot runs under its includer's: also under those that put one of its
-            # <Location> URLs on one of its <Directory> paths, each a unit of its own.
+        if reached and not model.whole_server:
+            # A fragment runs under its includer's DocumentRoot where it sets none: also under those that put one of
+            # its <Location> URLs on one of its <Directory> paths; and under its includer's Aliases: also under
+            # those that put one on a <Directory> its own mapping does not reach. Each is a unit of its own.
             main_unit = out[0][1]
-            out[1:1] = [(f"{INCLUDER_UNIT} {root})", replace(main_unit, docroot=root))
-                        for root in includer_roots(main_unit)]
+            if None not in model.document_root:
+                out[1:1] = [(f"{INCLUDER_UNIT} DocumentRoot {root})", replace(main_unit, docroot=root))
+                            for root in includer_roots(main_unit)]
+            else:
+                out[1:1] = [(f"{INCLUDER_UNIT} Alias {url} {target})",
+                             replace(main_unit, text=f"Alias {_quote(url)} {_quote(self.fs(target))}\n" + main_unit.text,
+                                     aliases=[(url, target), *main_unit.aliases]))
+                            for url, target in includer_aliases(main_unit)]
         return out
 
     def unit(self, nodes, *, htaccess: bool = False, files: Sequence[tuple[str, list]] = ()) -> _Unit:
@@ -695,8 +704,9 @@ class _Extractor:
             lines.append(pad + " ".join([name] + [_quote(a) for a in args]))
 
 
-#: How a unit that runs a fragment under an including configuration's DocumentRoot is named (:func:`includer_roots`).
-INCLUDER_UNIT = "main (the including configuration's DocumentRoot"
+#: How a unit that runs a fragment under an including configuration's DocumentRoot (:func:`includer_roots`) or
+#: Alias (:func:`includer_aliases`) begins.
+INCLUDER_UNIT = "main (the including configuration's"
 
 
 def includer_roots(unit: _Unit, limit: int = 2) -> list[str]:
@@ -709,6 +719,24 @@ def includer_roots(unit: _Unit, limit: int = 2) -> list[str]:
     aligned = sorted({d[: -len(url)] for d in directories for url in urls if len(d) > len(url) and d.endswith(url)})
     found = [root for root in dict.fromkeys(aligned + directories) if root != unit.docroot.rstrip("/")]
     return found[:limit]
+
+
+def includer_aliases(unit: _Unit, limit: int = 2) -> list[tuple[str, str]]:
+    """Aliases the configuration including a fragment that sets its DocumentRoot may have: (URL, directory) of its
+    <Location> URLs its own Aliases do not map and its <Directory> paths neither its DocumentRoot nor its Aliases
+    reach (what else would serve them?), where the directory is named after the URL or a leading part of it, as
+    aliases are (`Alias /phpmyadmin /usr/share/phpmyadmin`: what the access model foresees). At most ``limit``."""
+    mapped = [normalize_dir(path) for path in [unit.docroot, *(target for _url, target in unit.aliases)]]
+    unreached = sorted(d for d in unit.dirs if not any(dirs_may_meet(normalize_dir(d), there) for there in mapped))
+    urls = sorted(url for location in unit.locations
+                  if (url := location.rstrip("/")) and all(alias_rest(url, prefix) is None for prefix, _ in unit.aliases))
+    found = []
+    for url in urls:
+        parts = [part for part in url.split("/") if part]
+        for prefix in ("/" + "/".join(parts[:n]) for n in range(1, len(parts) + 1)):
+            found += [(prefix, d[: at + len(prefix)]) for d in map(normalize_dir, unreached)
+                      if (at := d.rfind(prefix + "/")) >= 0 and not any(c in d[: at + len(prefix)] for c in "*?[")]
+    return list(dict.fromkeys(found))[:limit]
 
 
 def _user_table(names: Iterable[str], groups: Iterable[str]) -> dict[str, tuple[str, tuple[str, ...]]]:
@@ -1636,6 +1664,19 @@ def with_options(rng, text: str) -> str:
     return "\n".join(out) + "\n"
 
 
+_UNDER_THE_DOCUMENT_ROOT_A = re.compile(r'(<Directory(?:Match)?\s+"?\^?)' + re.escape(_DOCROOT) + r"/a(?=[/\">])", re.I)
+
+
+def outside_the_document_root(rng, text: str) -> str:
+    """``text`` with its sections of /srv/www/a moved to /srv/a in about one configuration of four (the others
+    unchanged): a directory its DocumentRoot does not reach, which an Alias of an including configuration may
+    (the harness runs such units: :func:`includer_aliases`). ``rng`` is a stream of its own, as for
+    :func:`with_options`."""
+    if rng.random() >= 0.25:
+        return text
+    return _UNDER_THE_DOCUMENT_ROOT_A.sub(lambda m: m.group(1) + posixpath.dirname(_DOCROOT) + "/a", text)
+
+
 def random_config_wide(rng, *, max_sections: int = 5, explicit: bool = False) -> str:
     """One random 2.2 access-control configuration with the shapes :func:`random_config` leaves out.
 
@@ -1886,20 +1927,24 @@ def random_configs(seed: int, count: int, start: int = 0, *, shapes: str = "narr
 
     ``shapes``: "narrow" (:func:`random_config`), "wide" or "explicit" (:func:`random_config_wide`, with
     :func:`with_options` drawn from a stream of its own: the configurations it leaves alone are those of
-    before it): text; "htaccess" (:func:`random_config_htaccess`) and "vhosts" (:func:`random_config_vhosts`):
-    file name -> text, ``httpd.conf`` the entry.
+    before it); both with :func:`outside_the_document_root`, from a stream of its own as well: text;
+    "htaccess" (:func:`random_config_htaccess`) and "vhosts" (:func:`random_config_vhosts`): file name -> text,
+    ``httpd.conf`` the entry.
     """
     import random
 
     if shapes == "narrow":
-        return [(i, random_config(random.Random(f"{seed}:{i}"))) for i in range(start, start + count)]
+        return [(i, outside_the_document_root(random.Random(f"{seed}:{i}:outside"), random_config(random.Random(f"{seed}:{i}"))))
+                for i in range(start, start + count)]
     if shapes in ("htaccess", "vhosts"):
         make = random_config_htaccess if shapes == "htaccess" else random_config_vhosts
         return [(i, make(random.Random(f"{seed}:{shapes}:{i}"))) for i in range(start, start + count)]
     if shapes not in ("wide", "explicit"):
         raise ValueError(f"unknown shapes {shapes!r}")
-    return [(i, with_options(random.Random(f"{seed}:{shapes}:{i}:options"),
-                             random_config_wide(random.Random(f"{seed}:{shapes}:{i}"), explicit=shapes == "explicit")))
+    return [(i, outside_the_document_root(
+                random.Random(f"{seed}:{shapes}:{i}:outside"),
+                with_options(random.Random(f"{seed}:{shapes}:{i}:options"),
+                             random_config_wide(random.Random(f"{seed}:{shapes}:{i}"), explicit=shapes == "explicit"))))
             for i in range(start, start + count)]
 
 
