@@ -197,6 +197,29 @@ def test_a_fragment_location_with_its_own_address_rules_is_translated_whatever_t
     assert answers(result.files["site.conf"].decode(), MODULES, root, INCLUDERS[1], httpd) == reference
 
 
+#: A whole server configuration whose Include names files the set does not hold (a ConfigMap's keys have no
+#: conf.d/): the server may read an Alias there, as the includer of a fragment may.
+INCLUDING = "ServerRoot /etc/httpd\nPidFile /run/httpd.pid\nInclude conf.d/*.conf\n"
+
+
+def test_a_server_that_includes_files_it_does_not_show_is_read_as_a_fragment_is():
+    """What a fragment's includer may map, a file the server includes may map too: the Location that the
+    previous tests prove answers otherwise under such an Alias is left to a person, saying which Include; once
+    the set shows that file (without the Alias), nothing is unseen and it is translated."""
+    text = (INCLUDING + OWN_ROOT + FRAGMENT).replace("{root}", "/srv")
+    result = migrate(ConfigSet.from_mapping({"httpd.conf": text}, entry="httpd.conf"))
+    [left] = [f for f in result.remaining if f.code == "HT501" and f.message.startswith("<Location /app>")]
+    assert ("httpd.conf:3 includes conf.d/*.conf, which httpd24 did not read: an Alias of that file may put its "
+            "URLs in <Directory /srv/app>") in left.message, left.message
+    shown = migrate(ConfigSet.from_mapping({"httpd.conf": text, "conf.d/site.conf": "ServerAdmin root@localhost\n"},
+                                           entry="httpd.conf"))
+    assert not [f for f in shown.remaining if f.code.startswith("HT5")], shown.remaining
+    # the same Include in a branch 2.4 never reads hides nothing
+    dead = text.replace("Include conf.d/*.conf", "<IfVersion < 2.3>\nInclude conf.d/*.conf\n</IfVersion>")
+    unread = migrate(ConfigSet.from_mapping({"httpd.conf": dead}, entry="httpd.conf"))
+    assert not [f for f in unread.remaining if f.code.startswith("HT5")], unread.remaining
+
+
 def test_many_such_pairs_in_a_fragment_stay_within_the_analysis_budget():
     """1,500 <Directory>/<Location> pairs like that one were all refused ("more than 250,000 pairs") once every
     Location of a fragment could meet every <Directory>; those with only address rules are not such pairs."""

@@ -697,6 +697,10 @@ def alias_rest(url: str, prefix: str) -> str | None:
     return None
 
 
+#: Why a fragment's URLs may lie where it does not say, and where that is said (:attr:`Model.unseen`).
+FRAGMENT = ("this file is part of a server, with no ServerRoot, PidFile or User", "the configuration including it")
+
+
 @dataclass
 class Model:
     """Every scope of a configuration, with what the mapping from URLs to files needs."""
@@ -709,8 +713,11 @@ class Model:
     server_names: dict[int, list[str]]
     #: Some request reaches the main server (:attr:`servers`).
     main_reachable: bool = True
-    #: The set is a whole server configuration (:attr:`Builder.whole_server`): its Aliases are all there are.
+    #: The set is a whole server configuration, all of it shown (:attr:`Builder.whole_server`): its Aliases are
+    #: all there are.
     whole_server: bool = False
+    #: Where it is not: (why, what else of the server there is), as messages say it (:meth:`unseen_may_map`).
+    unseen: tuple[str, str] = FRAGMENT
     #: URLs each server (None: the main one) proxies or maps elsewhere (:mod:`.remap`), in reading order.
     remaps: dict[int | None, list[Remap]] = field(default_factory=dict)
     #: Some ``RewriteOptions`` inherits rules, so main-server RewriteRules may apply in virtual hosts.
@@ -787,17 +794,18 @@ class Model:
         root = self.own_root(vhost) or "/usr/local/apache2/htdocs"
         return root.rstrip("/") + url
 
-    def includer_may_map(self, url: str, vhost: Section | None) -> bool:
-        """Whether ``url`` may lie where a configuration including this one maps it: in a fragment, a URL none of
-        its own Aliases cover, which the includer's DocumentRoot (where the fragment sets none) or an Alias of its
-        own (Debian's apache2.conf has /icons/) may put in any directory."""
+    def unseen_may_map(self, url: str, vhost: Section | None) -> bool:
+        """Whether ``url`` may lie where lines of the server the set does not show map it (:attr:`unseen`): in a
+        fragment, or a configuration including files it does not hold, a URL none of its own Aliases cover,
+        which a DocumentRoot there (where the set sets none) or an Alias (Debian's apache2.conf has /icons/) may
+        put in any directory."""
         return not self.whole_server and all(alias_rest(url, prefix) is None for prefix, _ in self.aliases_of(vhost))
 
     def guesses_root(self, url: str, vhost: Section | None) -> bool:
         """Whether :meth:`filename` maps ``url`` through a DocumentRoot the configuration does not set: a
         fragment's, which the configuration including it sets (Debian's /var/www, where a fragment's
         `<Directory /var/www/admin>` meets its `<Location /admin>`)."""
-        return self.own_root(vhost) is None and self.includer_may_map(url, vhost)
+        return self.own_root(vhost) is None and self.unseen_may_map(url, vhost)
 
     def own_root(self, vhost: Section | None) -> str | None:
         """The DocumentRoot the configuration sets for ``vhost`` (its own, else the main server's)."""
@@ -1100,7 +1108,8 @@ class Builder:
         self.vhost_items: list[Item] = []
         self.listens: list[Item] = []
         #: A line only a whole server configuration has (ServerRoot, PidFile, User): its Listen lines are
-        #: all there are, where a fragment's (ssl.conf's `Listen 443`) sit beside others it cannot see.
+        #: all there are, where a fragment's (ssl.conf's `Listen 443`) sit beside others it cannot see --
+        #: unless it includes files the set does not show (:meth:`ConfigSet.shows_all_of`).
         self.whole_server = False
         self.server_names: dict[int, list[str]] = {}
         self.hybrid_items: list[Item] = []
@@ -1430,6 +1439,10 @@ class Builder:
             item.in_section(*CONDITIONS_22_KNOWS) is None for item in self.hybrid_items
         ) or judge(self.module_loads, self.source_version).ran_on_24
         mode: Mode = "compat" if on_24 else "2.2"
+        # An Include of files the set does not show may hold Listen lines, Aliases or a DocumentRoot of the server.
+        unseen = next((u for u in self.view.unresolved
+                       if u.live is not Liveness.DEAD and not self.configset.shows_all_of(u.pattern)), None)
+        whole_server = self.whole_server and unseen is None
         model = Model(
             scopes=sorted(self.order, key=lambda s: s.index),
             mode=mode,
@@ -1439,8 +1452,10 @@ class Builder:
             rewrite_inherited=self.rewrite_inherited,
             vhosts=self.vhosts,
             server_names=self.server_names,
-            main_reachable=not self.whole_server or main_server_reachable(self.listens, self.vhost_items),
-            whole_server=self.whole_server,
+            main_reachable=not whole_server or main_server_reachable(self.listens, self.vhost_items),
+            whole_server=whole_server,
+            unseen=(f"{unseen.document.name}:{unseen.node.location.line} includes {unseen.pattern}, which httpd24 "
+                    "did not read", "that file") if self.whole_server and unseen else FRAGMENT,
             has_compat=bool(self.compat_items),
             has_24_syntax=bool(self.hybrid_items) or self.dbm_24_names,
             access_file_names=self.access_file_names,

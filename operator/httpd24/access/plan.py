@@ -122,7 +122,7 @@ def _fs_uncached(scope: Scope, model: Model) -> tuple[str | None, list[str] | No
             here = normalize_dir(mapped) if url == "/" else normalize_dir(posixpath.dirname(mapped.rstrip("/")) or "/")
             certain = here if certain in (None, here) else "/"
         guessing = [vhost for vhost in servers if model.guesses_root(url, vhost)]
-        aliased = [vhost for vhost in servers if vhost not in guessing and model.includer_may_map(url, vhost)]
+        aliased = [vhost for vhost in servers if vhost not in guessing and model.unseen_may_map(url, vhost)]
         if not model.whole_server and url in ("", "/"):
             # A fragment's Location / also meets what the configuration including it maps elsewhere (an Alias
             # of Debian's apache2.conf: /icons/): under the DocumentRoot is not certain (campaign htaccess 91,
@@ -131,8 +131,8 @@ def _fs_uncached(scope: Scope, model: Model) -> tuple[str | None, list[str] | No
         elif guessing or aliased:
             # Where a fragment sets no DocumentRoot, the including configuration's decides where its URLs lie:
             # in any directory of the fragment that such a server reads (tests/access/test_fragment_location_aliased.py),
-            # not in those of a virtual host that sets its own. Where it sets one, an Alias of the includer may
-            # still put them in a directory the fragment's own mapping does not reach.
+            # not in those of a virtual host that sets its own. Where it sets one, an Alias the set does not show
+            # (Model.unseen) may still put them in a directory the set's own mapping does not reach.
             if met := _directories_met(scope, model, guessing, aliased):
                 roots.extend(met)
                 certain = "/"
@@ -158,7 +158,7 @@ MAX_GUESSED_DIRS = 16
 
 def _directories_met(location: Scope, model: Model, guessing: list, aliased: list) -> list[str]:
     """Where ``location`` may lie in the servers that map it through a DocumentRoot the configuration does not
-    set (``guessing``), or through an Alias of the including configuration (``aliased``, which set one): the
+    set (``guessing``), or through an Alias it does not show (``aliased``, which set one; :attr:`Model.unseen`): the
     directories of the file-system sections (<Directory>, an anchored <DirectoryMatch>, <Files> inside them)
     and .htaccess files they read (the main server's in every one of them) that hold access control the
     Location does not replace -- for ``aliased`` servers only those their own DocumentRoot and Aliases do not
@@ -190,7 +190,7 @@ def _directories_met(location: Scope, model: Model, guessing: list, aliased: lis
             if replaces_host and _host_only(scope.own):
                 model.cache.setdefault("plan.left_out", {}).setdefault(id(location), scope)
                 continue
-            model.cache.setdefault("plan.includer_dirs", {}).setdefault(id(location), scope)
+            model.cache.setdefault("plan.unseen_dirs", {}).setdefault(id(location), scope)
             found.extend(paths)
             if len(found) > MAX_GUESSED_DIRS:
                 model.cache.get("plan.left_out", {}).pop(id(location), None)  # "/": none is left out
@@ -1076,13 +1076,12 @@ def plan_scope(d: Scope, model: Model, mode: Mode, methods: list[str]) -> ScopeP
         # under every other <Directory>, so it held back every section of the whole server.
         reason += (f" (its regex is not anchored, so it also matches below every other directory: if it means "
                    f"{anchored[0]} only, anchor it as `^{d.pattern}`)")
+    why, where = model.unseen
     if d.kind == "location" and any(model.guesses_root(location_url(d) or "/", v) for v in _servers(d, model)):
-        reason += (" (this file is part of a server, with no ServerRoot, PidFile or User: the DocumentRoot of "
-                   "the configuration including it decides which <Directory> its URLs lie in)")
-    elif (unreached := model.cache.get("plan.includer_dirs", {}).get(id(d))) is not None:
-        reason += (f" (this file is part of a server, with no ServerRoot, PidFile or User: an Alias of the "
-                   f"configuration including it may put its URLs in {unreached.label}, which this file's "
-                   f"DocumentRoot and Aliases do not reach)")
+        reason += f" ({why}: the DocumentRoot of {where} decides which <Directory> its URLs lie in)"
+    elif (unreached := model.cache.get("plan.unseen_dirs", {}).get(id(d))) is not None:
+        reason += (f" ({why}: an Alias of {where} may put its URLs in {unreached.label}, which this file's "
+                   "DocumentRoot and Aliases do not reach)")
     if later:
         named = ", ".join(f"{s.label} ({s.file}:{s.line})" for s in later[:MAX_NAMED])
         reason += (f", and what answers as 2.2 in it would answer otherwise where {named} also "

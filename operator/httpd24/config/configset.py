@@ -391,6 +391,22 @@ class ConfigSet:
             return False
         return not os.path.exists(os.path.join(self.disk_root, name))
 
+    def shows_all_of(self, pattern: str) -> bool:
+        """Whether the set shows every file an Include of ``pattern`` opens on the server: those it reaches, or
+        certainly none (a ConfigMap's listed directory, :meth:`opens_no_file`; a wildcard read from the server
+        root on disk as httpd reads it). Elsewhere (outside the set, a ${VAR} it cannot expand, a server root
+        that is a guess) the server may read files, with Aliases or a DocumentRoot, that the set does not show."""
+        if "${" in pattern:
+            return False
+        if self.resolve_include(pattern)[0]:
+            return True
+        if not is_wildcard(pattern):
+            return self.opens_no_file(pattern)
+        name = self.name_of(pattern) or posixpath.normpath(pattern)
+        if self.listing is not None:
+            return self.listing.lacks(name)
+        return self.disk_root is not None and self.disk_is_server_root and not name.startswith("/")
+
     def resolve_include(self, pattern: str) -> tuple[list[str], bool]:
         """Names an Include pattern reaches, alphabetically; and whether it points outside the set.
 
