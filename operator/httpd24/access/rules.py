@@ -153,7 +153,11 @@ class OrderAllowDeny(_PlanRule):
     A file another configuration includes (no `ServerRoot`, `PidFile` or `User`) and that
     sets no `DocumentRoot` is served under the including one's: its `<Location>` sections
     may meet any of its `<Directory>` sections, so lint it from the including
-    configuration where that decides their meaning.
+    configuration where that decides their meaning. One that sets it may still be served
+    through the including one's Aliases (`Alias /phpmyadmin /usr/share/phpmyadmin`), and a
+    configuration that includes files httpd24 does not read through theirs: a `<Location>`
+    may then meet a `<Directory>` named after its URL that its own mapping does not reach;
+    lint it with the files it includes (the directory, or `--server-root`).
     """
 
     code = "HT501"
