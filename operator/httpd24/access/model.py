@@ -698,7 +698,7 @@ def alias_rest(url: str, prefix: str) -> str | None:
 
 
 #: Why a fragment's URLs may lie where it does not say, and where that is said (:attr:`Model.unseen`).
-FRAGMENT = ("this file is part of a server, with no ServerRoot, PidFile or User", "the configuration including it")
+FRAGMENT_UNSEEN = ("this file is part of a server, with no ServerRoot, PidFile or User", "the configuration including it")
 
 
 @dataclass
@@ -717,7 +717,7 @@ class Model:
     #: all there are.
     whole_server: bool = False
     #: Where it is not: (why, what else of the server there is), as messages say it (:meth:`unseen_may_map`).
-    unseen: tuple[str, str] = FRAGMENT
+    unseen: tuple[str, str] = FRAGMENT_UNSEEN
     #: URLs each server (None: the main one) proxies or maps elsewhere (:mod:`.remap`), in reading order.
     remaps: dict[int | None, list[Remap]] = field(default_factory=dict)
     #: Some ``RewriteOptions`` inherits rules, so main-server RewriteRules may apply in virtual hosts.
@@ -1455,7 +1455,7 @@ class Builder:
             main_reachable=not whole_server or main_server_reachable(self.listens, self.vhost_items),
             whole_server=whole_server,
             unseen=(f"{unseen.document.name}:{unseen.node.location.line} includes {unseen.pattern}, which httpd24 "
-                    "did not read", "that file") if self.whole_server and unseen else FRAGMENT,
+                    "did not read", "that file") if self.whole_server and unseen else FRAGMENT_UNSEEN,
             has_compat=bool(self.compat_items),
             has_24_syntax=bool(self.hybrid_items) or self.dbm_24_names,
             access_file_names=self.access_file_names,

@@ -1934,7 +1934,8 @@ def random_configs(seed: int, count: int, start: int = 0, *, shapes: str = "narr
     import random
 
     if shapes == "narrow":
-        return [(i, outside_the_document_root(random.Random(f"{seed}:{i}:outside"), random_config(random.Random(f"{seed}:{i}"))))
+        return [(i, outside_the_document_root(random.Random(f"{seed}:{i}:outside"),
+                                              random_config(random.Random(f"{seed}:{i}"))))
                 for i in range(start, start + count)]
     if shapes in ("htaccess", "vhosts"):
         make = random_config_htaccess if shapes == "htaccess" else random_config_vhosts
