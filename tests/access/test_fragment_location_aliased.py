@@ -187,6 +187,39 @@ def test_the_harness_runs_a_fragment_that_sets_its_document_root_under_an_includ
     assert any(q.unit == aliased and q.path.startswith("/app/") for q in report.statuses), report.format()
 
 
+#: From the campaigns (wide 110 index 383, narrow 111 index 493): a Location whose Directory named after it lies
+#: outside the DocumentRoot -- with address rules only, or empty -- was still taken to lie under the DocumentRoot
+#: for certain, so its translation carried the DocumentRoot <Directory>'s Require lines (500 without an AuthType
+#: there) or address rules (403) into URLs the includer's Alias puts in that directory, where 2.2 applied neither.
+UNDER_AN_ALIAS_ONLY = {
+    "address rules only": "DocumentRoot /srv/www\n<Location ~ \"^/a/b\">\n    Order mutual-failure\n"
+                          "    Allow from 127.0.0.1/32 ALL ::/127\n    Allow from 127.0.0.2 127.1\n</Location>\n"
+                          "<Directory /srv/a>\n    Options All\n    Deny from ::1\n</Directory>\n"
+                          "<Directory /srv/www>\n    Options All\n    AuthGroupFile /etc/httpd/groups\n"
+                          "    Require group staff\n    <Limit GET>\n        AuthType Basic\n"
+                          "        AuthName \"restricted\"\n        AuthUserFile /etc/httpd/users\n"
+                          "        Require group admins\n    </Limit>\n</Directory>\n",
+    "empty": "DocumentRoot /srv/www\n<Directory /srv/www>\n    Order deny,allow\n    Deny from ::1 127.1.0.0/16\n"
+             "    Deny from 192.168.2 env=!HTTPD24_A\n    AuthGroupFile /etc/httpd/groups\n    Require group staff\n"
+             "</Directory>\n<Directory /srv/a/b>\n</Directory>\n<Location /a/b>\n    Require user bob carol\n"
+             "</Location>\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNDER_AN_ALIAS_ONLY))
+def test_a_location_named_as_a_directory_outside_the_document_root_may_lie_there(name, httpd):  # noqa: F811
+    """Translated, it answers as the model of 2.2 says in every unit the harness runs, the includer's Alias ones
+    among them; or it is left to a person."""
+    text = UNDER_AN_ALIAS_ONLY[name]
+    assert any(f"{differential.INCLUDER_UNIT} Alias /a" in label for label in differential.prepare(text))
+    result = migrate(ConfigSet.from_mapping({"site.conf": text}, entry="site.conf"))
+    if [f for f in result.remaining if f.code.startswith("HT5")]:
+        return
+    report = differential.verify(text, result.files["site.conf"].decode(), httpd=httpd)
+    assert report.ok, report.format()
+    assert not differential.against_model(report, text)
+
+
 def test_a_fragment_location_with_its_own_address_rules_is_translated_whatever_the_includer_aliases(root, httpd):  # noqa: F811
     """Its own Order/Allow/Deny replace the unreached directory's: nothing is left to a person, and the migration
     answers as 2.2 where the includer's Alias puts /app in that directory."""

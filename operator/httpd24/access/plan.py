@@ -133,8 +133,9 @@ def _fs_uncached(scope: Scope, model: Model) -> tuple[str | None, list[str] | No
             # in any directory of the fragment that such a server reads (tests/access/test_fragment_location_aliased.py),
             # not in those of a virtual host that sets its own. Where it sets one, an Alias the set does not show
             # (Model.unseen) may still put them in a directory the set's own mapping does not reach.
-            if met := _directories_met(scope, model, guessing, aliased):
-                roots.extend(met)
+            met = _directories_met(scope, model, guessing, aliased)
+            if guessing or met is not None:  # not under the DocumentRoot for certain, even where none is met
+                roots.extend(met or ())
                 certain = "/"
         roots = list(dict.fromkeys(roots + list(remapped_to)))
         if len(roots) > 1:
@@ -156,7 +157,7 @@ MERGES_WITH_UNSEEN = ("its 2.4 form needs AuthMerging {merging}, which would als
 MAX_GUESSED_DIRS = 16
 
 
-def _directories_met(location: Scope, model: Model, guessing: list, aliased: list) -> list[str]:
+def _directories_met(location: Scope, model: Model, guessing: list, aliased: list) -> list[str] | None:
     """Where ``location`` may lie in the servers that map it through a DocumentRoot the configuration does not
     set (``guessing``), or through an Alias it does not show (``aliased``, which set one; :attr:`Model.unseen`): the
     directories of the file-system sections (<Directory>, an anchored <DirectoryMatch>, <Files> inside them)
@@ -167,26 +168,33 @@ def _directories_met(location: Scope, model: Model, guessing: list, aliased: lis
     (2.2's mod_authz_host, and 2.4's mod_access_compat, merge nothing), so a section with only those changes
     nothing under it (a fragment of 1,500 such <Directory> and <Location> pairs stayed translatable) -- unless
     its 2.4 form merges with what it inherits (AuthMerging), which :func:`make_plan` then refuses
-    (:data:`MERGES_WITH_UNSEEN`)."""
-    by_server = model.cache.get("plan.access_dirs")
+    (:data:`MERGES_WITH_UNSEEN`). None where ``aliased`` servers have no directory so named at all (with access
+    control or none), so that it lies under their DocumentRoot for certain."""
+    by_server = model.cache.get("plan.dirs")
     if by_server is None:
-        by_server = model.cache["plan.access_dirs"] = {}
+        by_server = model.cache["plan.dirs"] = {}
         for scope in model.scopes:
-            if _in_a_directory(scope) and _relevant(scope):
+            if _in_a_directory(scope):
                 by_server.setdefault(_vhost_key(scope), []).append(scope)
     url = location_url(location) or "/"
     every = {None, *(id(vhost) for vhost in guessing if vhost is not None)} if guessing else set()
     mapped = [path for vhost in aliased for path in model.mapped_dirs(vhost)]
     replaces_host = location.own.host is not None
     found: list[str] = []
+    candidates = False
     for key in dict.fromkeys([None, *every, *(id(vhost) for vhost in aliased if vhost is not None)]):
         for scope in by_server.get(key, ()):
-            paths = _fs(scope, model)[1] or []
-            if key not in every:
-                paths = [path for path in paths if _named_after(path, url)
+            if key in every:
+                paths = _fs(scope, model)[1] or []
+            else:
+                # Named so, it may be where the URLs lie instead of the DocumentRoot, whatever it holds.
+                paths = [path for path in _fs(scope, model)[1] or () if _named_after(path, url)
                          and not any(dirs_may_meet(path, there) for there in mapped)]
                 if not paths:
                     continue
+                candidates = True
+            if not _relevant(scope):
+                continue
             if replaces_host and _host_only(scope.own):
                 model.cache.setdefault("plan.left_out", {}).setdefault(id(location), scope)
                 continue
@@ -195,7 +203,7 @@ def _directories_met(location: Scope, model: Model, guessing: list, aliased: lis
             if len(found) > MAX_GUESSED_DIRS:
                 model.cache.get("plan.left_out", {}).pop(id(location), None)  # "/": none is left out
                 return ["/"]
-    return found
+    return found if candidates or found else None
 
 
 def _named_after(path: str, url: str) -> bool:
