@@ -147,10 +147,10 @@ def _fs_uncached(scope: Scope, model: Model) -> tuple[str | None, list[str] | No
     return "/", None
 
 
-#: Why a Location of a fragment whose 2.4 form needs AuthMerging is left to a person: the sections it may meet under
-#: the including configuration's DocumentRoot were not all weighed (:func:`_directories_met`).
+#: Why a Location of a fragment whose 2.4 form needs AuthMerging is left to a person: the sections it may meet where
+#: what the set does not show maps it were not all weighed (:func:`_directories_met`, :attr:`Model.unseen`).
 MERGES_WITH_UNSEEN = ("its 2.4 form needs AuthMerging {merging}, which would also merge it with the 2.4 form of "
-                      "{label} where the DocumentRoot of the configuration including this file puts its URLs there")
+                      "{label} where the DocumentRoot or an Alias of {where} puts its URLs there")
 
 #: Past this many directories a guessed Location is taken to lie anywhere ("/"): listing them costs more, per pair
 #: of sections, than the few sections of other virtual hosts that "/" adds.
@@ -185,16 +185,16 @@ def _directories_met(location: Scope, model: Model, guessing: list, aliased: lis
     for key in dict.fromkeys([None, *every, *(id(vhost) for vhost in aliased if vhost is not None)]):
         for scope in by_server.get(key, ()):
             if key in every:
+                if not _relevant(scope):
+                    continue
                 paths = _fs(scope, model)[1] or []
             else:
                 # Named so, it may be where the URLs lie instead of the DocumentRoot, whatever it holds.
                 paths = [path for path in _fs(scope, model)[1] or () if _named_after(path, url)
                          and not any(dirs_may_meet(path, there) for there in mapped)]
-                if not paths:
+                candidates = candidates or bool(paths)
+                if not paths or not _relevant(scope):
                     continue
-                candidates = True
-            if not _relevant(scope):
-                continue
             if replaces_host and _host_only(scope.own):
                 model.cache.setdefault("plan.left_out", {}).setdefault(id(location), scope)
                 continue
@@ -1251,7 +1251,7 @@ def _make_plan(model: Model) -> Plan:
         if p.text is not None and p.authmerging is not None and (
                 unseen := model.cache.get("plan.left_out", {}).get(id(d))) is not None:
             p.text, p.expr = None, None
-            p.reason = MERGES_WITH_UNSEEN.format(merging=p.authmerging, label=unseen.label)
+            p.reason = MERGES_WITH_UNSEEN.format(merging=p.authmerging, label=unseen.label, where=model.unseen[1])
         if p.text is not None and "group" in p.text and mode == "2.2" and regrouped_later(d, model):
             p.text, p.expr = None, None
             p.reason = REGROUPED_REASON
