@@ -14,6 +14,7 @@ import os
 import pytest
 
 from httpd24.apache import differential
+from httpd24.config import ConfigSet
 
 pytestmark = pytest.mark.apache
 
@@ -110,7 +111,6 @@ def test_the_reference_reads_an_htaccess_where_no_allowoverride_applies_as_2_2_d
     """normalize_22 writes 2.2's default (AllowOverride All) out: the reference answered 500 under srv/www/a, where
     the 2.2 model (and 2.2) applied the file."""
     from httpd24.access import normalize_22
-    from httpd24.config import ConfigSet
 
     reference = normalize_22(ConfigSet.from_mapping(NO_OVERRIDE, entry="httpd.conf"))
     report = differential.compare(reference, reference, candidate_compat=True, httpd=httpd)
@@ -381,6 +381,20 @@ def test_a_file_one_server_reads_meets_the_sections_of_that_server_only(httpd, a
 
 
 VHOSTS_COUNT = int(os.environ.get("HTTPD24_VHOSTS_COUNT") or 150)
+
+
+@pytest.mark.parametrize("shapes", ["htaccess", "vhosts"])
+def test_the_sections_these_shapes_add_stay_at_the_server_level(shapes):
+    """Where the configuration drawn has no DocumentRoot line, its first line opens a section: the AllowOverride
+    <Directory> went inside it (seed 109, htaccess 480: `<Directory>` inside `<DirectoryMatch>`, which httpd
+    refuses, so neither side started). Seed 109 holds such configurations."""
+    from httpd24.engine import lint
+
+    configs = differential.random_configs(109, 500, shapes=shapes)
+    assert sum(not f["httpd.conf"].startswith(("DocumentRoot", "ServerRoot")) for _i, f in configs) >= 20
+    for i, files in configs:
+        misplaced = lint(ConfigSet.from_mapping(files, entry="httpd.conf"), select=["HT409"])
+        assert not misplaced, (i, misplaced[0].message)
 
 
 def test_the_vhosts_shape_writes_virtual_hosts_with_their_own_allowoverride():

@@ -1855,6 +1855,13 @@ def _with_alias(rng, files: dict[str, str]) -> dict[str, str]:
     return files
 
 
+def _top(lines: list[str]) -> int:
+    """Where a server-level section goes in a generated configuration: after its DocumentRoot line, or first where
+    it has none (:func:`_document_root`), not inside the section that then begins it (seed 109, htaccess 480:
+    `<Directory>` inside `<DirectoryMatch>`, which httpd refuses)."""
+    return 1 if lines and lines[0].startswith("DocumentRoot") else 0
+
+
 def random_config_htaccess(rng) -> dict[str, str]:
     """A :func:`random_config_wide` configuration with an ``AllowOverride`` that lets access lines through
     and one or two .htaccess files below its DocumentRoot (what a section body holds, ``<Files>`` and
@@ -1862,7 +1869,7 @@ def random_config_htaccess(rng) -> dict[str, str]:
     (:data:`_WHOLE_SERVERS`), some have an Alias (:func:`_with_alias`)."""
     lines = random_config_wide(rng).splitlines(keepends=True)
     override = rng.choice(("All", "All", "AuthConfig Limit", "Limit AuthConfig Options"))
-    lines.insert(1, f"<Directory {_DOCROOT}>\n    AllowOverride {override}\n</Directory>\n")
+    lines.insert(_top(lines), f"<Directory {_DOCROOT}>\n    AllowOverride {override}\n</Directory>\n")
     files = {"httpd.conf": "".join(lines)}
     files.update(_random_htaccess_files(rng))
     r = rng.random()  # drawn last: the rest of each configuration is the one drawn before this line was added
@@ -1893,10 +1900,10 @@ def random_config_vhosts(rng) -> dict[str, str]:
     lines = random_config_wide(rng, max_sections=3).splitlines(keepends=True)
     r = rng.random()
     if r < 0.3:
-        lines.insert(1, "<Directory />\n    AllowOverride None\n</Directory>\n")
+        lines.insert(_top(lines), "<Directory />\n    AllowOverride None\n</Directory>\n")
     elif r < 0.65:
         where = rng.choice(_GEN_DIRS)
-        lines.insert(1, f"<Directory {where}>\n    AllowOverride {rng.choice(_GEN_OVERRIDES)}\n</Directory>\n")
+        lines.insert(_top(lines), f"<Directory {where}>\n    AllowOverride {rng.choice(_GEN_OVERRIDES)}\n</Directory>\n")
     tops = [n for n, line in enumerate(lines) if n and line.startswith("<") and not line.startswith("</")]
     hosts = []
     for n in range(1, rng.choice((1, 1, 2, 3)) + 1):
