@@ -86,6 +86,38 @@ def test_mixed_migrations_answer_as_2_4_with_compat(httpd, access, capsys):
     assert len(cases) > 2 * refused, "most mixed configurations must be migrated"
 
 
+#: The mixed test at HTTPD24_SEED=303997424, index 22, minimized: with the <Directory> (the includer's DocumentRoot
+#: /srv/www puts /c there), 2.4 ANDs its `Require user bob carol` onto the Location group (AuthMerging And of the
+#: last), so alice may not DELETE. The translation dropped AuthMerging, taking `Require user bob carol alice` and
+#: that AND `Require user bob carol` for alike: the request sample had no named user in a named group.
+NAMED_USER_IN_A_GROUP = (
+    '<Location />\n'
+    '    Require group staff\n'
+    '</Location>\n'
+    '<Location /c>\n'
+    'AuthMerging And\n'
+    '    Require user bob carol\n'
+    '    <LimitExcept GET POST>\n'
+    '        AuthGroupFile /etc/httpd/groups\n'
+    '        Allow from 127.0.0.9\n'
+    '        Require user alice\n'
+    '    </LimitExcept>\n'
+    '</Location>\n'
+    '<Directory /srv/www/c>\n'
+    '    AuthType Basic\n'
+    '    AuthName "restricted"\n'
+    '    AuthUserFile /etc/httpd/users\n'
+    '    Require user bob carol\n'
+    '</Directory>\n'
+)
+
+
+def test_a_named_user_who_is_in_a_required_group_tells_forms_apart(httpd):
+    result = migrate(differential.ConfigSet.from_mapping({"httpd.conf": NAMED_USER_IN_A_GROUP}, entry="httpd.conf"))
+    assert not [f for f in result.remaining if f.code.startswith("HT5")], result.remaining
+    assert_answers_kept([case(22, "named user in a group", NAMED_USER_IN_A_GROUP, result)], httpd)
+
+
 #: A section with AuthType and no Require, for about half of the configurations written for 2.4.
 AUTH_ONLY = "<Location /c>\n    AuthType Basic\n    AuthName c\n    AuthUserFile /etc/httpd24-none\n</Location>\n"
 COMPAT_LINE = re.compile(r"\s*(Order|Allow|Deny|Satisfy)\b", re.I)
