@@ -1518,22 +1518,14 @@ def _sample(exprs: Iterable[X.Expr | None], methods: list[str], dbm_groups: bool
                 users.update(args)
             elif provider in ("group", "dbm-group", "ldap-group"):
                 groups.update(args)
-    env_names = sorted(envs)
-    if len(env_names) <= 3:
-        env_sets = [frozenset(c) for n in range(len(env_names) + 1) for c in itertools.combinations(env_names, n)]
-    else:
-        env_sets = [frozenset(), frozenset(env_names)] + [frozenset({n}) for n in env_names]
+    env_sets = _some_subsets(envs)
     named = sorted({m for m in methods if m != OTHER} | named_methods)
     other = next((m for m in KNOWN_METHODS if m not in named), "MKCOL")
     method_names = named + [other]
     # (user, password ok, groups, DBM groups: None for the same as groups). Every user in the groups too: a named
     # user may be a member (the mixed test, seed 303997424 index 22: `Require user bob carol alice` and the same
     # AND `Require user bob carol` told apart only by an alice in group staff).
-    group_names = sorted(groups)
-    if len(group_names) <= 3:
-        group_sets = [frozenset(c) for n in range(len(group_names) + 1) for c in itertools.combinations(group_names, n)]
-    else:
-        group_sets = [frozenset(), frozenset(group_names)] + [frozenset({g}) for g in group_names]
+    group_sets = _some_subsets(groups)
     nobody: frozenset[str] = frozenset()
     who = [(None, True, nobody, None)] + [(u, True, gs, None) for u in sorted(users) for gs in group_sets]
     who += [("zz-other", False, nobody, None)]
@@ -1541,6 +1533,15 @@ def _sample(exprs: Iterable[X.Expr | None], methods: list[str], dbm_groups: bool
         who += [("zz-other", True, frozenset({g}), nobody) for g in sorted(groups)]
         who += [("zz-other", True, nobody, frozenset({g})) for g in sorted(groups)]
     return _Sample(tuple(sorted(clients)), tuple(hosts), tuple(env_sets), tuple(who), tuple(method_names))
+
+
+def _some_subsets(names: set[str]) -> list[frozenset[str]]:
+    """Sets of ``names`` a request may hold (variables set, groups a user is in): all of them up to three names,
+    else none, each one alone and all."""
+    ordered = sorted(names)
+    if len(ordered) <= 3:
+        return [frozenset(c) for n in range(len(ordered) + 1) for c in itertools.combinations(ordered, n)]
+    return [frozenset(), frozenset(ordered)] + [frozenset({n}) for n in ordered]
 
 
 #: The Require providers each step of :class:`_Answers` answers, with the request field they read.
