@@ -86,7 +86,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
 
 from ..access.model import alias_rest, build, dirs_may_meet, fnmatch_pathname, htaccess_dir, normalize_dir
-from ..config import ConfigSet, Directive, Section, Target, module_identifier
+from ..config import ConfigSet, Directive, Section, Target, is_wildcard, module_identifier
 from ..config.errors import ParseError
 from ..config.options import known, refusal_24
 from ..config.placement import is_htaccess
@@ -727,16 +727,18 @@ def includer_aliases(unit: _Unit, limit: int = 2) -> list[tuple[str, str]]:
     reach (what else would serve them?), where the directory is named after the URL or a leading part of it, as
     aliases are (`Alias /phpmyadmin /usr/share/phpmyadmin`: what the access model foresees). At most ``limit``."""
     mapped = [normalize_dir(path) for path in [unit.docroot, *(target for _url, target in unit.aliases)]]
-    unreached = sorted(d for d in unit.dirs if not any(dirs_may_meet(normalize_dir(d), there) for there in mapped))
+    unreached = sorted(d for d in map(normalize_dir, unit.dirs) if not any(dirs_may_meet(d, there) for there in mapped))
     urls = sorted(url for location in unit.locations
                   if (url := location.rstrip("/")) and all(alias_rest(url, prefix) is None for prefix, _ in unit.aliases))
-    found = []
+    found: dict[tuple[str, str], None] = {}
     for url in urls:
         parts = [part for part in url.split("/") if part]
         for prefix in ("/" + "/".join(parts[:n]) for n in range(1, len(parts) + 1)):
-            found += [(prefix, d[: at + len(prefix)]) for d in map(normalize_dir, unreached)
-                      if (at := d.rfind(prefix + "/")) >= 0 and not any(c in d[: at + len(prefix)] for c in "*?[")]
-    return list(dict.fromkeys(found))[:limit]
+            for d in unreached:
+                target = d[: d.rfind(prefix + "/") + len(prefix)] if prefix + "/" in d else None
+                if target is not None and not is_wildcard(target):
+                    found.setdefault((prefix, target))
+    return list(found)[:limit]
 
 
 def _user_table(names: Iterable[str], groups: Iterable[str]) -> dict[str, tuple[str, tuple[str, ...]]]:
