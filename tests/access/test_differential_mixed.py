@@ -118,6 +118,37 @@ def test_a_named_user_who_is_in_a_required_group_tells_forms_apart(httpd):
     assert_answers_kept([case(22, "named user in a group", NAMED_USER_IN_A_GROUP, result)], httpd)
 
 
+#: Three AuthMerging And levels of two groups each under /c/sub, two elsewhere under /c. The translation
+#: wrote the two-level form into <Location /c> (dropping g5 g6 under /c/sub): past three groups the request
+#: sample held none, each one alone and all, and on those the two forms answer alike.
+GROUP_CLAUSES = (
+    'DocumentRoot /srv/www\n'
+    '<Directory /srv/www>\n'
+    '    AuthType Basic\n'
+    '    AuthName "r"\n'
+    '    AuthUserFile /etc/httpd/users\n'
+    '    AuthGroupFile /etc/httpd/groups\n'
+    '    Require group g1 g2\n'
+    '</Directory>\n'
+    '<Directory /srv/www/c/sub>\n'
+    '    AuthMerging And\n'
+    '    Require group g5 g6\n'
+    '</Directory>\n'
+    '<Location /c>\n'
+    '    AuthMerging And\n'
+    '    Require group g3 g4\n'
+    '    Order allow,deny\n'
+    '    Allow from all\n'
+    '</Location>\n'
+)
+
+
+def test_a_member_of_two_of_many_groups_tells_forms_apart(httpd):
+    result = migrate(differential.ConfigSet.from_mapping({"httpd.conf": GROUP_CLAUSES}, entry="httpd.conf"))
+    assert not [f for f in result.remaining if f.code.startswith("HT5")], result.remaining
+    assert_answers_kept([case(0, "group clauses", GROUP_CLAUSES, result)], httpd)
+
+
 #: A section with AuthType and no Require, for about half of the configurations written for 2.4.
 AUTH_ONLY = "<Location /c>\n    AuthType Basic\n    AuthName c\n    AuthUserFile /etc/httpd24-none\n</Location>\n"
 COMPAT_LINE = re.compile(r"\s*(Order|Allow|Deny|Satisfy)\b", re.I)

@@ -742,20 +742,26 @@ def includer_aliases(unit: _Unit, limit: int = 2) -> list[tuple[str, str]]:
 
 
 def _user_table(names: Iterable[str], groups: Iterable[str]) -> dict[str, tuple[str, tuple[str, ...]]]:
-    """BASE_USERS plus every named user; every named group gets a member of its own and alice."""
+    """BASE_USERS plus every named user; every named group gets a member of its own and alice.
+
+    With three named groups or more, each pair of them gets a member too: `<RequireAll>` of
+    `Require group a b`, `Require group c d` and `Require group e f` and the same without its last
+    line refuse every member of one group and admit a member of all; only {a, c} tells them apart."""
     users = {u: (p, tuple(g)) for u, (p, g) in BASE_USERS.items()}
     for name in sorted(set(names))[:MAX_NAMED_USERS]:
         if name not in users and re.fullmatch(r"[\w.@-]{1,64}", name):
             users[name] = (f"{name}-pw", ())
-    for i, group in enumerate(sorted(set(groups))[:MAX_NAMED_USERS]):
-        if not re.fullmatch(r"[\w.@-]{1,64}", group):
-            continue
+    named = [g for g in sorted(set(groups))[:MAX_NAMED_USERS] if re.fullmatch(r"[\w.@-]{1,64}", g)]
+    for i, group in enumerate(named):
         if any(group in g for _p, g in users.values()):
             continue
         member = f"member{i}-{group}"[:64]
         users[member] = (f"{member}-pw", (group,))
         pw, gs = users["alice"]
         users["alice"] = (pw, gs + (group,))
+    if len(named) >= 3:
+        for i, j in itertools.combinations(range(len(named)), 2):
+            users[f"member{i}-{j}"] = (f"member{i}-{j}-pw", (named[i], named[j]))
     return users
 
 
@@ -882,14 +888,12 @@ def _build_tree(fs_root: Path, plans: Sequence[tuple[_Unit, Sequence[str]]]) -> 
 
 
 def _env_states(names: Sequence[str]) -> list[tuple[str, ...]]:
+    """Which variables a request sets: every combination of up to three names (`Require env A B` in a
+    `<RequireAll>` with `Require env C` tells {A, C} from {A} and {C}), else none, each one and all."""
     names = sorted(names)
-    if not names:
-        return [()]
-    states = [()]
     if len(names) <= 3:
-        states += [(n,) for n in names]
-    states.append(tuple(names))
-    return list(dict.fromkeys(states))
+        return [c for n in range(len(names) + 1) for c in itertools.combinations(names, n)]
+    return [(), *((n,) for n in names), tuple(names)]
 
 
 def _methods(unit_methods: set[str]) -> list[str]:
