@@ -70,8 +70,10 @@ def test_options_lines_leave_the_rest_of_a_configuration_as_drawn_before_them():
 
     with_options = 0
     for i, text in differential.random_configs(SEED, 200, shapes="wide"):
-        before = differential.outside_the_document_root(random.Random(f"{SEED}:wide:{i}:outside"),
-                                                       differential.random_config_wide(random.Random(f"{SEED}:wide:{i}")))
+        before = differential.as_one_virtual_host(
+            random.Random(f"{SEED}:wide:{i}:vhost"),
+            differential.outside_the_document_root(random.Random(f"{SEED}:wide:{i}:outside"),
+                                                   differential.random_config_wide(random.Random(f"{SEED}:wide:{i}"))))
         if "Options" in text:
             with_options += 1
             assert [line for line in text.splitlines() if "Options " not in line] == before.splitlines()

@@ -187,6 +187,30 @@ def test_the_harness_runs_a_fragment_that_sets_its_document_root_under_an_includ
     assert any(q.unit == aliased and q.path.startswith("/app/") for q in report.statuses), report.format()
 
 
+def _in_a_virtual_host(text: str) -> str:
+    return "<VirtualHost *:80>\n    ServerName app.test\n" + text + "</VirtualHost>\n"
+
+
+def test_the_harness_runs_a_fragments_virtual_host_under_an_includers_alias_too(httpd):  # noqa: F811
+    """A virtual host inherits its includer's Aliases (and DocumentRoot) as the main server does: the same
+    fragment inside a <VirtualHost> gets the same unit, where the same wrong translation shows."""
+    text = _in_a_virtual_host((OWN_ROOT + FRAGMENT).replace("{root}", "/srv"))
+    host = "vhost1 <VirtualHost *:80> (httpd.conf)"
+    aliased = f"{host} {differential.INCLUDER} Alias /app /srv/app)"
+    assert list(differential.prepare(text)) == ["main", host, aliased]
+    report = differential.verify(text, _written_before(text), httpd=httpd)
+    assert report.ok, report.format()
+    assert {m.request.unit for m in differential.against_model(report, text)} == {aliased}
+    own_rules = _in_a_virtual_host((OWN_ROOT + OWN_HOST_RULES).replace("{root}", "/srv"))
+    _migrated, report = _proven(own_rules, httpd)
+    assert any(q.unit == aliased and q.path.startswith("/app/") for q in report.statuses), report.format()
+    assert not differential.against_model(report, own_rules)
+    # without a DocumentRoot of its own or of the fragment's main server: the includer's
+    roots = [label for label in differential.prepare(_in_a_virtual_host(FRAGMENT.replace("{root}", "/srv")))
+             if differential.INCLUDER in label]
+    assert roots == [f"{host} {differential.INCLUDER} DocumentRoot {root})" for root in ("/srv", "/srv/app")]
+
+
 #: From the campaigns (wide 110 index 383, narrow 111 index 493): a Location whose Directory named after it lies
 #: outside the DocumentRoot -- with address rules only, or empty -- was still taken to lie under the DocumentRoot
 #: for certain, so its translation carried the DocumentRoot <Directory>'s Require lines (500 without an AuthType

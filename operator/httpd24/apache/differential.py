@@ -44,9 +44,9 @@ an Alias: no CGI runs, and access is decided before any handler), DocumentRoot,
 AllowOverride, and the Options lines 2.4 reads: whether the directory walk
 follows symlinks decides which <Directory> sections a file meets).  Each
 VirtualHost becomes a unit of its own (server-level content plus that host's
-content); a fragment that sets no DocumentRoot runs under the harness's and also, as
-units of their own, under those an including configuration may have (:func:`includer_roots`);
-one that sets it, under Aliases the including configuration may have (:func:`includer_aliases`).
+content); a fragment whose server (main or virtual host) has no DocumentRoot runs under the harness's and
+also, as units of their own, under those an including configuration may have (:func:`includer_roots`);
+one whose server has one, under Aliases the including configuration may have (:func:`includer_aliases`).
 A set of .htaccess files alone runs as
 the DocumentRoot's ``<Directory>``; .htaccess files beside a server
 configuration are written where they lie (their directory as the access model
@@ -566,19 +566,26 @@ class _Extractor:
             out.append((label, self.unit(main + children, files=placed)))
         for _label, unit in out:
             unit.whole_server = model.whole_server
-        if reached and not model.whole_server:
+        if not model.whole_server:
             # A fragment runs under its includer's DocumentRoot where it sets none: also under those that put one of
             # its <Location> URLs on one of its <Directory> paths; and under its includer's Aliases: also under
-            # those that put one on a <Directory> its own mapping does not reach. Each is a unit of its own.
-            main_unit = out[0][1]
-            if None not in model.document_root:
-                out[1:1] = [(f"{INCLUDER_UNIT} DocumentRoot {root})", replace(main_unit, docroot=root))
-                            for root in includer_roots(main_unit)]
-            else:
-                out[1:1] = [(f"{INCLUDER_UNIT} Alias {url} {target})",
-                             replace(main_unit, text=f"Alias {_quote(url)} {_quote(self.fs(target))}\n" + main_unit.text,
-                                     aliases=[(url, target), *main_unit.aliases]))
-                            for url, target in includer_aliases(main_unit)]
+            # those that put one on a <Directory> its own mapping does not reach. Each is a unit of its own, for
+            # the main server and for each virtual host (which inherits both from the includer's main server).
+            servers = ([None] if reached else []) + list(model.vhosts)
+            if len(servers) == len(out):  # else a virtual host the model reads differently: no pairing
+                with_includer = []
+                for (label, unit), server in zip(out, servers):
+                    with_includer.append((label, unit))
+                    own_root = model.document_root.get(id(server)) if server is not None else None
+                    if (own_root or model.document_root.get(None)) is None:
+                        with_includer += [(f"{label} {INCLUDER} DocumentRoot {root})", replace(unit, docroot=root))
+                                          for root in includer_roots(unit)]
+                    else:
+                        with_includer += [(f"{label} {INCLUDER} Alias {url} {target})",
+                                           replace(unit, text=f"Alias {_quote(url)} {_quote(self.fs(target))}\n"
+                                                   + unit.text, aliases=[(url, target), *unit.aliases]))
+                                          for url, target in includer_aliases(unit)]
+                out = with_includer
         return out
 
     def unit(self, nodes, *, htaccess: bool = False, files: Sequence[tuple[str, list]] = ()) -> _Unit:
@@ -704,9 +711,11 @@ class _Extractor:
             lines.append(pad + " ".join([name] + [_quote(a) for a in args]))
 
 
-#: How a unit that runs a fragment under an including configuration's DocumentRoot (:func:`includer_roots`) or
-#: Alias (:func:`includer_aliases`) begins.
-INCLUDER_UNIT = "main (the including configuration's"
+#: What the label of a unit that runs a fragment under an including configuration's DocumentRoot
+#: (:func:`includer_roots`) or Alias (:func:`includer_aliases`) holds after the label of the server it runs.
+INCLUDER = "(the including configuration's"
+#: How such a unit of the main server begins.
+INCLUDER_UNIT = f"main {INCLUDER}"
 
 
 def includer_roots(unit: _Unit, limit: int = 2) -> list[str]:
@@ -1234,7 +1243,7 @@ def _run_prepared(prepared: Sequence[_Prepared], ws: _Workspace, httpd: Httpd, *
     dirs = _build_tree(ws.fs, plans)
     for r, uname, unit, urls in served:
         r.directories |= {(uname, url) for url in urls if (_fs_for_url(unit, url) or "").rstrip("/") in dirs}
-        if INCLUDER_UNIT in uname:
+        if INCLUDER in uname:
             r.filenames.update({(uname, url): found for url in urls if (found := _fs_for_url(unit, url))})
     for unit, access_file in htaccess:
         _write_htaccess(ws.fs, unit, access_file)
@@ -1683,6 +1692,17 @@ def outside_the_document_root(rng, text: str) -> str:
     return _UNDER_THE_DOCUMENT_ROOT_A.sub(lambda m: m.group(1) + posixpath.dirname(_DOCROOT) + "/a", text)
 
 
+def as_one_virtual_host(rng, text: str) -> str:
+    """``text`` as the one <VirtualHost> of a fragment in about one configuration of five (the others
+    unchanged), as Debian's sites-available files are: the host inherits its includer's DocumentRoot and Aliases,
+    and the harness runs it under those too (:meth:`_Extractor.units`). ``rng`` is a stream of its own, as for
+    :func:`with_options`."""
+    if rng.random() >= 0.2:
+        return text
+    body = "".join("    " + line if line.strip() else line for line in text.splitlines(keepends=True))
+    return "<VirtualHost *:80>\n    ServerName fragment.test\n" + body + "</VirtualHost>\n"
+
+
 def random_config_wide(rng, *, max_sections: int = 5, explicit: bool = False) -> str:
     """One random 2.2 access-control configuration with the shapes :func:`random_config` leaves out.
 
@@ -1940,25 +1960,27 @@ def random_configs(seed: int, count: int, start: int = 0, *, shapes: str = "narr
 
     ``shapes``: "narrow" (:func:`random_config`), "wide" or "explicit" (:func:`random_config_wide`, with
     :func:`with_options` drawn from a stream of its own: the configurations it leaves alone are those of
-    before it); both with :func:`outside_the_document_root`, from a stream of its own as well: text;
+    before it); both with :func:`outside_the_document_root` and :func:`as_one_virtual_host`, each from a stream of
+    its own as well: text;
     "htaccess" (:func:`random_config_htaccess`) and "vhosts" (:func:`random_config_vhosts`): file name -> text,
     ``httpd.conf`` the entry.
     """
     import random
 
     if shapes == "narrow":
-        return [(i, outside_the_document_root(random.Random(f"{seed}:{i}:outside"),
-                                              random_config(random.Random(f"{seed}:{i}"))))
+        return [(i, as_one_virtual_host(random.Random(f"{seed}:{i}:vhost"),
+                                      outside_the_document_root(random.Random(f"{seed}:{i}:outside"),
+                                                                random_config(random.Random(f"{seed}:{i}")))))
                 for i in range(start, start + count)]
     if shapes in ("htaccess", "vhosts"):
         make = random_config_htaccess if shapes == "htaccess" else random_config_vhosts
         return [(i, make(random.Random(f"{seed}:{shapes}:{i}"))) for i in range(start, start + count)]
     if shapes not in ("wide", "explicit"):
         raise ValueError(f"unknown shapes {shapes!r}")
-    return [(i, outside_the_document_root(
+    return [(i, as_one_virtual_host(random.Random(f"{seed}:{shapes}:{i}:vhost"), outside_the_document_root(
                 random.Random(f"{seed}:{shapes}:{i}:outside"),
                 with_options(random.Random(f"{seed}:{shapes}:{i}:options"),
-                             random_config_wide(random.Random(f"{seed}:{shapes}:{i}"), explicit=shapes == "explicit"))))
+                             random_config_wide(random.Random(f"{seed}:{shapes}:{i}"), explicit=shapes == "explicit")))))
             for i in range(start, start + count)]
 
 
