@@ -997,6 +997,8 @@ class ScopePlan:
     #: An AuthType section that answers 500 today on 2.4 + mod_access_compat and keeps that answer
     #: however the others are rewritten: reported, but it holds no other section's rewrite back.
     stays: bool = False
+    #: What the translation took for granted of the lines the set does not show (:func:`_assumption`).
+    assumes: str = ""
 
 
 def plan_kind(own: Own, mode: Mode) -> str | None:
@@ -1273,10 +1275,44 @@ def _make_plan(model: Model) -> Plan:
                         f"names it{case}; 2.4's `Require method {method}` refuses it (\"Invalid Method\") once "
                         "the <Limit> is gone: write the method httpd knows if that was meant, or keep the <Limit> "
                         "section")
+        if p.text is not None:
+            p.assumes = _assumption(p, model, methods)
         plans.append(p)
     plan = Plan(model, mode, methods, plans)
     check_places(plan)
     return plan
+
+
+#: :attr:`ScopePlan.assumes` of a section with Require lines that no address rule of the set reaches.
+ASSUMES_NO_HOST_RULES = {
+    "any": ("this assumes {where} sets no Order/Allow/Deny for its URLs: with Satisfy Any, 2.2 let in without a "
+            "password whoever those let in; if it restricts addresses there, write `AuthMerging Or` and the "
+            "Require lines instead (it keeps that configuration's 2.4 form)"),
+    "all": ("this assumes {where} sets no Order/Allow/Deny for its URLs: 2.2 also required them (Satisfy All), "
+            "but 2.4's Require lines here replace that configuration's; if it restricts addresses there, add "
+            "`AuthMerging And` (it keeps that configuration's 2.4 form)"),
+}
+
+
+def _assumption(p: ScopePlan, model: Model, methods: list[str]) -> str:
+    """What a translation of a file the rest of its server does not show took for granted, for its message.
+
+    A request that meets a Require line and no Order/Allow/Deny in the set met, on 2.2, the address rules in
+    effect there: the includer's, inherited; with Satisfy Any they let in without a password, with Satisfy
+    All they were required too. The translation writes them as none, which is right under the operator's main
+    configuration and under Debian's `Allow from all`; under an includer that restricts addresses, `AuthMerging
+    Or` (Any) or `And` (All) keeps them -- and under one with Require lines of its own, which the section's
+    replaced on 2.2, would combine with those: no form is right for every includer, so the message says which
+    one was assumed (tests/access/test_fragment_satisfy_any.py proves each on apache2).
+    """
+    if model.whole_server:
+        return ""
+    satisfied = {state.satisfy_for(m) for state in p.states if state.host == DEFAULT_HOST
+                 for m in methods if state.requires_for(m)}
+    for value in ("any", "all"):
+        if value in satisfied:
+            return ASSUMES_NO_HOST_RULES[value].format(where=model.unseen[1])
+    return ""
 
 
 def check_places(plan: Plan) -> None:

@@ -101,6 +101,8 @@ class _PlanRule(Rule):
                     f"write {_where(p.scope)} in 2.4 syntax", Applicability.SAFE,
                     lambda p=p: apply_scope_plan(p), *plan_nodes(p),
                 )
+                if p.assumes:
+                    message += f"; {p.assumes}"
             yield self.finding(where, message, replacement=one_line(p.text or ""), fix=fix)
 
 
@@ -157,7 +159,10 @@ class OrderAllowDeny(_PlanRule):
     through the including one's Aliases (`Alias /phpmyadmin /usr/share/phpmyadmin`), and a
     configuration that includes files httpd24 does not read through theirs: a `<Location>`
     may then meet a `<Directory>` named after its URL that its own mapping does not reach;
-    lint it with the files it includes (the directory, or `--server-root`).
+    lint it with the files it includes (the directory, or `--server-root`). In such a file,
+    a section with `Require` lines that no `Allow`/`Deny` of its own reaches met the including
+    configuration's on 2.2: the fix takes it to set none, and the message says so and what
+    keeps its address rules instead (`AuthMerging Or` for `Satisfy Any`, `And` for `Satisfy All`).
     """
 
     code = "HT501"
