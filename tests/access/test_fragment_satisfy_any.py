@@ -80,6 +80,12 @@ def test_the_finding_says_what_it_assumed_of_the_includer_and_what_keeps_its_add
     assert NOTE in finding.message and f"AuthMerging {merging}" in finding.message
 
 
+def test_a_htaccess_file_names_the_server_configuration():
+    text = "AuthType Basic\nAuthName x\nAuthUserFile /x\nRequire valid-user\nSatisfy any\n"
+    [finding] = [f for f in lint(ConfigSet.from_mapping({".htaccess": text}, entry=".htaccess")) if f.code == "HT501"]
+    assert "this assumes the server configuration sets no Order/Allow/Deny for its URLs" in finding.message
+
+
 @pytest.mark.parametrize("text", [
     # address rules of its own replace the includer's
     FRAGMENT.replace("    Satisfy any\n", "    Satisfy any\n    Order deny,allow\n    Deny from all\n"),

@@ -1309,9 +1309,10 @@ def _assumption(p: ScopePlan, model: Model, methods: list[str]) -> str:
         return ""
     satisfied = {state.satisfy_for(m) for state in p.states if state.host == DEFAULT_HOST
                  for m in methods if state.requires_for(m)}
+    where = "the server configuration" if htaccess_home(p.scope) is not None else model.unseen[1]
     for value in ("any", "all"):
         if value in satisfied:
-            return ASSUMES_NO_HOST_RULES[value].format(where=model.unseen[1])
+            return ASSUMES_NO_HOST_RULES[value].format(where=where)
     return ""
 
 
