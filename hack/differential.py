@@ -127,9 +127,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--batch", type=int, default=25, help="configurations per server pair")
     ap.add_argument("--show", type=int, default=5, help="failures to print in full")
     ap.add_argument("--minimize", action="store_true", help="shrink configuration INDEX of SEED (both needed)")
-    ap.add_argument("--shapes", choices=("narrow", "wide", "htaccess", "vhosts"), default="narrow",
+    ap.add_argument("--shapes", choices=("narrow", "wide", "explicit", "htaccess", "vhosts"), default="narrow",
                     help="wide: wildcards, ~ forms, repeated sections, keywords in any case, Options lines "
-                         "(random_config_wide, with_options); "
+                         "(random_config_wide, with_options); explicit: wide ones whose sections state what they "
+                         "inherit; "
                          "htaccess: wide ones with AllowOverride and .htaccess files (random_config_htaccess); "
                          "vhosts: those with <VirtualHost> sections that have AllowOverride lines of their own "
                          "(random_config_vhosts)")
