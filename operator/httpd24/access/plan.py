@@ -1305,7 +1305,7 @@ def _assumption(p: ScopePlan, model: Model, methods: list[str]) -> str:
     replaced on 2.2, would combine with those: no form is right for every includer, so the message says which
     one was assumed (tests/access/test_fragment_satisfy_any.py proves each on apache2).
     """
-    if model.whole_server or p.kind != "translate":  # on 2.4 + mod_access_compat today: not what this says
+    if model.whole_server:  # (on 2.4 + mod_access_compat, Require lines are Effective.authz: no note)
         return ""
     satisfied = {state.satisfy_for(m) for state in p.states if state.host == DEFAULT_HOST
                  for m in methods if state.requires_for(m)}
