@@ -18,7 +18,6 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from apache_fixture import httpd  # noqa: F401
 
 from httpd24.apache import Instance, write_htpasswd
 from httpd24.config import ConfigSet
@@ -57,7 +56,7 @@ def root():
     shutil.rmtree(top)
 
 
-def answers(fragment: str, includer: str, root: Path, httpd, compat: bool = False) -> dict:  # noqa: F811
+def answers(fragment: str, includer: str, root: Path, httpd, compat: bool = False) -> dict:
     modules = MODULES + (["access_compat_module"] if compat else [])
     extra = f"DocumentRoot {root}\n" + includer
     with Instance({"site.conf": fragment.replace("{root}", str(root))}, "site.conf", modules, httpd=httpd,
@@ -96,9 +95,10 @@ def test_no_note_where_the_includer_cannot_change_the_answer(text):
     assert NOTE not in _finding(text).message
 
 
+@pytest.mark.apache
 @pytest.mark.parametrize("satisfy", ["any", "all"])
 @pytest.mark.parametrize("includer", sorted(INCLUDERS))
-def test_the_translation_and_the_alternative_answer_as_2_2_where_the_note_says(satisfy, includer, root, httpd):  # noqa: F811
+def test_the_translation_and_the_alternative_answer_as_2_2_where_the_note_says(satisfy, includer, root, httpd):
     fragment = FRAGMENT.replace("any", satisfy)
     as_22, as_24 = INCLUDERS[includer]
     # 2.2: the Location inherits the includer's address rules (research notes §5), written out by hand
