@@ -18,6 +18,7 @@ change the counts. Replay one with ``hack/differential.py --shapes wide --seed S
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import time
@@ -63,6 +64,22 @@ def test_wide_generator_is_seeded_and_varied():
                for _i, t in a if "DocumentRoot" not in t) >= 3
 
 
+def test_wide_configurations_come_in_a_virtual_host_and_name_more_groups():
+    """One in five is a fragment's one <VirtualHost>, run under an includer's DocumentRoot or Alias too; one in
+    four names more groups than the request samples hold every set of, and the harness has a member of each pair
+    of them. Counted over 600 (a few per hundred have both what the harness needs)."""
+    a = differential.random_configs(SEED, 600, shapes="wide")
+    wrapped = [t for _i, t in a if t.startswith("<VirtualHost")]
+    assert 60 <= len(wrapped) <= 180
+    assert sum(any(label.startswith("vhost1 ") and differential.INCLUDER in label
+                   for label in differential.prepare(t)) for t in wrapped) >= 2
+    named = [set(re.findall(r"(?m)^\s*Require group (.+)$", t)) for _i, t in a]
+    assert sum(len({g for line in lines for g in line.split()}) >= 3 for lines in named) >= 5
+    users = differential._user_table([], ["staff", "g1", "g2", "g3"])
+    assert {frozenset(groups) for _pw, groups in users.values()} >= {
+        frozenset(pair) for pair in itertools.combinations(["staff", "g1", "g2", "g3"], 2)}
+
+
 def test_options_lines_leave_the_rest_of_a_configuration_as_drawn_before_them():
     """Options lines (whether the walk follows symlinks decides which <Directory> sections a file meets) come
     from a random stream of their own: a configuration without them is the one its seed drew before."""
@@ -70,10 +87,10 @@ def test_options_lines_leave_the_rest_of_a_configuration_as_drawn_before_them():
 
     with_options = 0
     for i, text in differential.random_configs(SEED, 200, shapes="wide"):
-        before = differential.as_one_virtual_host(
+        before = differential.with_more_groups(random.Random(f"{SEED}:wide:{i}:groups"), differential.as_one_virtual_host(
             random.Random(f"{SEED}:wide:{i}:vhost"),
             differential.outside_the_document_root(random.Random(f"{SEED}:wide:{i}:outside"),
-                                                   differential.random_config_wide(random.Random(f"{SEED}:wide:{i}"))))
+                                                   differential.random_config_wide(random.Random(f"{SEED}:wide:{i}")))))
         if "Options" in text:
             with_options += 1
             assert [line for line in text.splitlines() if "Options " not in line] == before.splitlines()

@@ -920,6 +920,15 @@ def _creds(users: Mapping[str, tuple[str, tuple[str, ...]]]) -> list[tuple[str |
     return out
 
 
+def _creds_for(creds: list[tuple[str | None, str | None]], users: Mapping[str, tuple[str, tuple[str, ...]]],
+               groups: set[str]) -> list[tuple[str | None, str | None]]:
+    """``creds`` a unit naming ``groups`` is asked with: a member of a pair of groups (:func:`_user_table`) only
+    where it names both. The table serves a whole batch, and six groups named anywhere in it made fifteen pair
+    members, which multiplied every unit's requests."""
+    return [(u, pw) for u, pw in creds
+            if u is None or u in BASE_USERS or len(users[u][1]) < 2 or set(users[u][1]) <= groups]
+
+
 # --- a pipelining client -----------------------------------------------------------------------
 
 
@@ -998,6 +1007,14 @@ def _raw(req: Req, host: str, env_headers: Mapping[str, str]) -> bytes:
     if req.method in ("POST", "PUT", "PATCH"):
         lines.append("Content-Length: 0")
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+
+
+#: Connections each side is asked on at once per client address. `Allow from <name>` makes httpd look the
+#: client's address up (double reverse): only 127.0.0.1 is in this machine's /etc/hosts, the others go to its
+#: resolver, which lets some queries go unanswered for 5 s (1,500 lookups of 127.0.0.2 took 145 s), and an
+#: answer that closes the connection (500) makes every request a new lookup. The requests are independent, so
+#: they go in parallel: the slowest configuration seen (seed 1002 vhosts index 130) took 98 s on one, 71 on four.
+_STREAMS = 4
 
 
 def _send_all(port: int, source: str, reqs: Sequence[Req], hosts: Mapping[str, str],
@@ -1236,8 +1253,9 @@ def _run_prepared(prepared: Sequence[_Prepared], ws: _Workspace, httpd: Httpd, *
             urls = _urls(merged)
             plans.append((merged, urls))
             served.append((r, uname, merged, urls))
+            unit_creds = _creds_for(creds, users, ref_unit.groups | cand_unit.groups)
             for url, method, env, (user, pw), src in itertools.product(
-                urls, _methods(merged.methods), _env_states(sorted(merged.env)), creds, sources
+                urls, _methods(merged.methods), _env_states(sorted(merged.env)), unit_creds, sources
             ):
                 matrix.append(Req(uname, method, url, src, user, pw, env))
     dirs = _build_tree(ws.fs, plans)
@@ -1268,7 +1286,7 @@ def _run_prepared(prepared: Sequence[_Prepared], ws: _Workspace, httpd: Httpd, *
         except HttpdError as e:
             return _clean(str(e), ws)
 
-    with concurrent.futures.ThreadPoolExecutor(max_workers=2 * len(sources) + 2) as pool:
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2 * len(sources) * _STREAMS + 2) as pool:
         errs = list(pool.map(start, [ref, cand]))
         try:
             if errs[0] or errs[1]:
@@ -1283,7 +1301,9 @@ def _run_prepared(prepared: Sequence[_Prepared], ws: _Workspace, httpd: Httpd, *
             futs = {}
             for side, inst in (("ref", ref), ("cand", cand)):
                 for src, reqs in by_source.items():
-                    futs[pool.submit(_send_all, inst.port, src, reqs, hosts, env_headers, timeout, deadline)] = side
+                    for stream in range(_STREAMS):
+                        futs[pool.submit(_send_all, inst.port, src, reqs[stream::_STREAMS], hosts, env_headers,
+                                         timeout, deadline)] = side
             results: dict[str, dict[Req, int]] = {"ref": {}, "cand": {}}
             for fut, side in futs.items():
                 try:
@@ -1692,6 +1712,23 @@ def outside_the_document_root(rng, text: str) -> str:
     return _UNDER_THE_DOCUMENT_ROOT_A.sub(lambda m: m.group(1) + posixpath.dirname(_DOCROOT) + "/a", text)
 
 
+#: The groups :func:`with_more_groups` draws from: past three, the request samples (the plan's and the harness's)
+#: stop holding every set of them.
+_MORE_GROUPS = ("staff", "admins", "g1", "g2", "g3", "g4")
+_REQUIRE_GROUP = re.compile(r"(?im)^(\s*Require\s+group)\s[^\n]*$")
+
+
+def with_more_groups(rng, text: str) -> str:
+    """``text`` with each `Require group` line naming one or two of :data:`_MORE_GROUPS` instead, in about one
+    configuration of four (the others unchanged): the generators name two groups only, and forms that tell
+    apart members of two of many groups (`<RequireAll>` of group lines, AuthMerging And) went unexercised.
+    ``rng`` is a stream of its own, as for :func:`with_options`."""
+    if rng.random() >= 0.25:
+        return text
+    return _REQUIRE_GROUP.sub(lambda m: m.group(1) + " " + " ".join(rng.sample(_MORE_GROUPS, rng.choice((1, 2)))),
+                              text)
+
+
 def as_one_virtual_host(rng, text: str) -> str:
     """``text`` as the one <VirtualHost> of a fragment in about one configuration of five (the others
     unchanged), as Debian's sites-available files are: the host inherits its includer's DocumentRoot and Aliases,
@@ -1960,27 +1997,30 @@ def random_configs(seed: int, count: int, start: int = 0, *, shapes: str = "narr
 
     ``shapes``: "narrow" (:func:`random_config`), "wide" or "explicit" (:func:`random_config_wide`, with
     :func:`with_options` drawn from a stream of its own: the configurations it leaves alone are those of
-    before it); both with :func:`outside_the_document_root` and :func:`as_one_virtual_host`, each from a stream of
-    its own as well: text;
+    before it); both with :func:`outside_the_document_root`, :func:`as_one_virtual_host` and
+    :func:`with_more_groups`, each from a stream of its own as well: text;
     "htaccess" (:func:`random_config_htaccess`) and "vhosts" (:func:`random_config_vhosts`): file name -> text,
     ``httpd.conf`` the entry.
     """
     import random
 
     if shapes == "narrow":
-        return [(i, as_one_virtual_host(random.Random(f"{seed}:{i}:vhost"),
-                                      outside_the_document_root(random.Random(f"{seed}:{i}:outside"),
-                                                                random_config(random.Random(f"{seed}:{i}")))))
+        return [(i, with_more_groups(random.Random(f"{seed}:{i}:groups"), as_one_virtual_host(
+                    random.Random(f"{seed}:{i}:vhost"),
+                    outside_the_document_root(random.Random(f"{seed}:{i}:outside"),
+                                              random_config(random.Random(f"{seed}:{i}"))))))
                 for i in range(start, start + count)]
     if shapes in ("htaccess", "vhosts"):
         make = random_config_htaccess if shapes == "htaccess" else random_config_vhosts
         return [(i, make(random.Random(f"{seed}:{shapes}:{i}"))) for i in range(start, start + count)]
     if shapes not in ("wide", "explicit"):
         raise ValueError(f"unknown shapes {shapes!r}")
-    return [(i, as_one_virtual_host(random.Random(f"{seed}:{shapes}:{i}:vhost"), outside_the_document_root(
-                random.Random(f"{seed}:{shapes}:{i}:outside"),
-                with_options(random.Random(f"{seed}:{shapes}:{i}:options"),
-                             random_config_wide(random.Random(f"{seed}:{shapes}:{i}"), explicit=shapes == "explicit")))))
+    return [(i, with_more_groups(random.Random(f"{seed}:{shapes}:{i}:groups"), as_one_virtual_host(
+                random.Random(f"{seed}:{shapes}:{i}:vhost"), outside_the_document_root(
+                    random.Random(f"{seed}:{shapes}:{i}:outside"),
+                    with_options(random.Random(f"{seed}:{shapes}:{i}:options"),
+                                 random_config_wide(random.Random(f"{seed}:{shapes}:{i}"),
+                                                    explicit=shapes == "explicit"))))))
             for i in range(start, start + count)]
 
 
