@@ -112,12 +112,6 @@ NAMED_USER_IN_A_GROUP = (
 )
 
 
-def test_a_named_user_who_is_in_a_required_group_tells_forms_apart(httpd):
-    result = migrate(differential.ConfigSet.from_mapping({"httpd.conf": NAMED_USER_IN_A_GROUP}, entry="httpd.conf"))
-    assert not [f for f in result.remaining if f.code.startswith("HT5")], result.remaining
-    assert_answers_kept([case(22, "named user in a group", NAMED_USER_IN_A_GROUP, result)], httpd)
-
-
 #: Three AuthMerging And levels of two groups each under /c/sub, two elsewhere under /c. The translation
 #: wrote the two-level form into <Location /c> (dropping g5 g6 under /c/sub): past three groups the request
 #: sample held none, each one alone and all, and on those the two forms answer alike.
@@ -143,10 +137,12 @@ GROUP_CLAUSES = (
 )
 
 
-def test_a_member_of_two_of_many_groups_tells_forms_apart(httpd):
-    result = migrate(differential.ConfigSet.from_mapping({"httpd.conf": GROUP_CLAUSES}, entry="httpd.conf"))
+@pytest.mark.parametrize("index, name, text", [(22, "named user in a group", NAMED_USER_IN_A_GROUP),
+                                               (0, "member of two of many groups", GROUP_CLAUSES)])
+def test_the_request_sample_tells_forms_apart_by_who_is_in_which_group(index, name, text, httpd):
+    result = migrate(differential.ConfigSet.from_mapping({"httpd.conf": text}, entry="httpd.conf"))
     assert not [f for f in result.remaining if f.code.startswith("HT5")], result.remaining
-    assert_answers_kept([case(0, "group clauses", GROUP_CLAUSES, result)], httpd)
+    assert_answers_kept([case(index, name, text, result)], httpd)
 
 
 #: A section with AuthType and no Require, for about half of the configurations written for 2.4.
