@@ -573,20 +573,21 @@ class _Extractor:
             # the main server and for each virtual host (which inherits both from the includer's main server).
             servers = ([None] if reached else []) + list(model.vhosts)
             if len(servers) == len(out):  # else a virtual host the model reads differently: no pairing
-                with_includer = []
-                for (label, unit), server in zip(out, servers):
-                    with_includer.append((label, unit))
-                    own_root = model.document_root.get(id(server)) if server is not None else None
-                    if (own_root or model.document_root.get(None)) is None:
-                        with_includer += [(f"{label} {INCLUDER} DocumentRoot {root})", replace(unit, docroot=root))
-                                          for root in includer_roots(unit)]
-                    else:
-                        with_includer += [(f"{label} {INCLUDER} Alias {url} {target})",
-                                           replace(unit, text=f"Alias {_quote(url)} {_quote(self.fs(target))}\n"
-                                                   + unit.text, aliases=[(url, target), *unit.aliases]))
-                                          for url, target in includer_aliases(unit)]
-                out = with_includer
+                roots = [(model.document_root.get(id(s)) if s is not None else None) or model.document_root.get(None)
+                         for s in servers]
+                out = [run for (label, unit), root in zip(out, roots)
+                       for run in [(label, unit), *self._under_includer(label, unit, root is not None)]]
         return out
+
+    def _under_includer(self, label: str, unit: _Unit, sets_root: bool) -> list[tuple[str, _Unit]]:
+        """The units that run ``unit`` under its includer's DocumentRoots (where its server sets none) or Aliases."""
+        if not sets_root:
+            return [(f"{label} {INCLUDER} DocumentRoot {root})", replace(unit, docroot=root))
+                    for root in includer_roots(unit)]
+        return [(f"{label} {INCLUDER} Alias {url} {target})",
+                 replace(unit, text=f"Alias {_quote(url)} {_quote(self.fs(target))}\n" + unit.text,
+                         aliases=[(url, target), *unit.aliases]))
+                for url, target in includer_aliases(unit)]
 
     def unit(self, nodes, *, htaccess: bool = False, files: Sequence[tuple[str, list]] = ()) -> _Unit:
         """The kept text; a set of .htaccess files alone is run as a ``<Directory>`` of the DocumentRoot.
