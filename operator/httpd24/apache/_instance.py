@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 from typing import Iterable, Mapping
 
+from . import _hosts
 from ._client import Response, request
 from ._httpd import Httpd, HttpdError, _main_config, _Tree, find_httpd
 
@@ -309,7 +310,7 @@ class Instance:
                 stdin=subprocess.DEVNULL,
                 stdout=err,
                 stderr=err,
-                env=self.httpd.env(tree.run),
+                env={**self.httpd.env(tree.run), **_hosts.environment(tree.run)},
                 cwd=str(tree.root),
                 start_new_session=True,
             )

@@ -8,7 +8,8 @@ run at once on loopback, each with its own ServerRoot, PidFile, port and logs
 (:class:`httpd24.apache.Instance`), and answer the same matrix of requests:
 
 * every source address of :data:`SOURCES` (the client socket is bound inside
-  127.0.0.0/8, and to ``::1`` where the machine has IPv6 loopback);
+  127.0.0.0/8, and to ``::1`` where the machine has IPv6 loopback), with the
+  host names of the harness's own hosts table (:mod:`._hosts`);
 * no credentials, each valid user (Basic), a wrong password;
 * with and without headers that set, through ``SetEnvIf``, every variable the
   configurations test (``Allow from env=X``, ``Require env X``);
@@ -65,8 +66,6 @@ Directories outside the DocumentRoot and Aliases are reached through an added
 from __future__ import annotations
 
 import concurrent.futures
-import functools
-import ipaddress
 import itertools
 import os
 import posixpath
@@ -91,6 +90,7 @@ from ..config.errors import ParseError
 from ..config.options import known, refusal_24
 from ..config.placement import is_htaccess
 from ._auth import htgroup_file, htpasswd_line
+from ._hosts import double_reverse
 from ._httpd import Httpd, HttpdError, find_httpd
 from ._instance import Instance
 
@@ -1010,11 +1010,10 @@ def _raw(req: Req, host: str, env_headers: Mapping[str, str]) -> bytes:
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
 
 
-#: Connections each side is asked on at once per client address. `Allow from <name>` makes httpd look the
-#: client's address up (double reverse): only 127.0.0.1 is in this machine's /etc/hosts, the others go to its
-#: resolver, which lets some queries go unanswered for 5 s (1,500 lookups of 127.0.0.2 took 145 s), and an
-#: answer that closes the connection (500) makes every request a new lookup. The requests are independent, so
-#: they go in parallel: the slowest configuration seen (seed 1002 vhosts index 130) took 98 s on one, 71 on four.
+#: Connections each side is asked on at once per client address. The requests are independent, and an answer
+#: that closes the connection (500) makes every request a new connection, and a new host lookup of the client:
+#: instant from the harness's own hosts table (:mod:`._hosts`), but where nss_wrapper is missing the machine's
+#: resolver may stall each one for seconds (seed 1002 vhosts index 130 took 98 s on one stream, 71 on four).
 _STREAMS = 4
 
 
@@ -1346,8 +1345,8 @@ def against_model(report: VerifyReport, original: ConfigSet | str) -> list[Misma
     The proof for configurations whose 2.2 inheritance the normalisation cannot make explicit:
     there the reference (2.4 + mod_access_compat) is not 2.2, and agreeing with it would prove
     nothing. The model is held to the real servers on the proven configurations (the random
-    differential test requires this list to be empty for them too). Host names resolve as this
-    machine resolves them (:func:`double_reverse`).
+    differential test requires this list to be empty for them too). Host names are the ones httpd
+    finds (:func:`double_reverse`).
 
     A virtual host's requests are asked of the model as that host's (by its ServerName, or by none for
     the first host); a host the model cannot tell so is not judged: every request of it is returned. Beside virtual hosts
@@ -1405,19 +1404,6 @@ def model_request(q: Req, report: VerifyReport, vhost: str | None = None):
         index="index.html",  # every directory of the tree has one, and mod_dir looks it up (_build_tree)
         vhost=vhost,
     )
-
-
-@functools.lru_cache(maxsize=None)
-def double_reverse(address: str) -> str | None:
-    """The client's host name as httpd's double reverse lookup finds it on this machine (``Allow from``
-    a name, ``Require host``): the name of the address, if that name maps back to the address; else None."""
-    try:
-        name = socket.gethostbyaddr(address)[0]
-        infos = socket.getaddrinfo(name, None, socket.AF_INET6 if ":" in address else socket.AF_INET)
-    except OSError:
-        return None
-    wanted = ipaddress.ip_address(address)
-    return name if any(ipaddress.ip_address(info[4][0].split("%")[0]) == wanted for info in infos) else None
 
 
 def access_answer(status: int) -> int:
@@ -1519,7 +1505,7 @@ ADDRESS_ITEMS = (
     "10.0.0.0/8", "192.168.2", "2001:db8::/32",                       # never a source here
     "::1",                                                            # the IPv6 source (where there is one)
     "env=HTTPD24_A", "env=!HTTPD24_A", "env=HTTPD24_B", "env=!HTTPD24_B",
-    "nohost.invalid", ".example.invalid", "localhost",                # host names (DNS: double reverse)
+    "nohost.invalid", ".example.invalid", "localhost",                # host names (double reverse: _hosts.NAMES)
 )
 _DOCROOT = "/srv/www"
 _GEN_DIRS = ("/", _DOCROOT, _DOCROOT + "/a", _DOCROOT + "/a/b", _DOCROOT + "/c")
