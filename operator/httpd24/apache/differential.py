@@ -1496,6 +1496,10 @@ def reference_target(httpd: Httpd) -> Target:
 
 # --- random 2.2 access-control configurations -----------------------------------------------------
 
+#: Host names (matched against the client's double reverse lookup: :data:`._hosts.NAMES`): a name no client
+#: has, a domain, the same without its dot and in other cases (127.0.0.2's), a suffix that is not one at a dot.
+HOST_ITEMS = ("nohost.invalid", ".example.invalid", "localhost", "example.invalid", "Client2.Example.INVALID",
+              "ample.invalid")
 #: Allow/Deny ``from`` items: every form 2.2 accepts, chosen to split :data:`SOURCES` differently.
 ADDRESS_ITEMS = (
     "all", "127.0.0.1", "127.0.0.2", "127.0.0.9", "127.1.2.3",
@@ -1505,8 +1509,7 @@ ADDRESS_ITEMS = (
     "10.0.0.0/8", "192.168.2", "2001:db8::/32",                       # never a source here
     "::1",                                                            # the IPv6 source (where there is one)
     "env=HTTPD24_A", "env=!HTTPD24_A", "env=HTTPD24_B", "env=!HTTPD24_B",
-    "nohost.invalid", ".example.invalid", "localhost",                # host names (double reverse: _hosts.NAMES)
-)
+) + HOST_ITEMS
 _DOCROOT = "/srv/www"
 _GEN_DIRS = ("/", _DOCROOT, _DOCROOT + "/a", _DOCROOT + "/a/b", _DOCROOT + "/c")
 _GEN_LOCATIONS = ("/", "/a", "/a/b", "/c", "/d")
@@ -1558,7 +1561,7 @@ def _allow_line(rng, verb: str) -> str:
     items = []
     for _ in range(k):
         item = rng.choice(ADDRESS_ITEMS)
-        if item in ("nohost.invalid", ".example.invalid", "localhost") and rng.random() < 0.7:
+        if item in HOST_ITEMS and rng.random() < 0.7:
             item = rng.choice(ADDRESS_ITEMS[:10])
         items.append(item)
     return f"{verb} from {' '.join(dict.fromkeys(items))}"
@@ -1647,7 +1650,7 @@ WIDE_ADDRESS_ITEMS = ADDRESS_ITEMS + (
     "127.0.0.0/24", "LOCALHOST", "127.0.0.1/8", "env=HTTPD24_C", "env=!HTTPD24_C", "127.1.2.3/32", "0.0.0.0/1",
     "128.0.0.0/1", "::1/128", "::/1", "0:0:0:0:0:0:0:1", "::/127", "fe80::/10",
 )
-_WIDE_HOSTS = frozenset({"nohost.invalid", ".example.invalid", "localhost", "LOCALHOST", "none"})
+_WIDE_HOSTS = frozenset({*HOST_ITEMS, "LOCALHOST", "none"})
 _WIDE_REQUIRES = _GEN_REQUIRES + ("user alice bob", "group staff admins")
 _WIDE_ORDERS = ("deny,allow", "allow,deny", "Deny,Allow", "Allow,Deny", "mutual-failure", "DENY,ALLOW", "allow,Deny")
 _WIDE_METHODS = ("POST", "POST PUT", "GET", "DELETE", "GET POST", "GET POST OPTIONS", "PUT DELETE")
