@@ -280,14 +280,54 @@ def _differences(text: str):
     return [r for r in _requests() if decide_22(m22, r) != decide_24(m24, r)][:3]
 
 
+#: random_configs(7, 30)[29] as the generators wrote it before HOST_ITEMS (a pinned seed follows every generator change).
+NEGATED_UNDER_AUTHMERGING = """\
+DocumentRoot /srv/www
+<Directory />
+    Allow from 127.1
+    Allow from 127.0.0.0/255.255.255.252
+    AuthType Basic
+    AuthName "restricted"
+    AuthUserFile /etc/httpd/users
+    Require user bob carol
+</Directory>
+<Directory /srv/www>
+    Order deny,allow
+    Allow from 127.0.0.0/30
+    Allow from env=HTTPD24_A 127.1.2.3
+    AuthType Basic
+    AuthName "restricted"
+    AuthUserFile /etc/httpd/users
+    <Files f.html>
+        Order mutual-failure
+        Allow from 127.0.0.8/29
+        Deny from env=HTTPD24_B
+        Deny from ::1
+        Satisfy Any
+        AuthType Basic
+        AuthName "restricted"
+        AuthUserFile /etc/httpd/users
+        Require user alice
+    </Files>
+</Directory>
+<Location /c>
+    Order Deny,Allow
+    Allow from 127.0.0.0/255.255.255.252 192.168.2
+    Deny from 127.0.0.1/32 127.1.2.3
+    Satisfy All
+    AuthType Basic
+    AuthName "restricted"
+    AuthUserFile /etc/httpd/users
+    AuthGroupFile /etc/httpd/groups
+</Location>
+"""
+
+
 def test_negated_address_rules_keep_their_meaning_under_authmerging():
     # A <Files> translated as "Require user alice" OR (ip and not env and not ip): a bare
     # "Require not" in memory once meant NEUTRAL where the written <RequireAll> means "not";
     # the <Location> combined with it by AuthMerging then let 127.0.0.9 in without a password.
-    from httpd24.apache.differential import random_configs
-
-    text = dict(random_configs(7, 30))[29]
-    assert _differences(text) is None  # refused: no single 2.4 form answers as 2.2 in every context
+    assert _differences(NEGATED_UNDER_AUTHMERGING) is None  # refused: no single 2.4 form answers as 2.2 in every context
 
 
 def test_random_translations_agree_with_the_22_model():
