@@ -14,10 +14,13 @@ what httpd refuses with a 500.
 from __future__ import annotations
 
 
+import re
+
 import pytest
 from apache_fixture import htaccess_statuses, httpd  # noqa: F401
 
 from httpd24.access import Request, build, decide_compat
+from httpd24.access.model import written
 from httpd24.config import ConfigSet
 
 MODULES = ["authz_core_module", "authn_core_module", "authn_file_module", "auth_basic_module", "authz_user_module",
@@ -81,3 +84,109 @@ def test_a_translation_a_nonfatal_allowoverride_would_skip_is_left_to_a_person()
              "srv/www/a/.htaccess": "Order deny,allow\nDeny from all\n"}
     with pytest.raises(TranslationError, match="skip"):
         translate(ConfigSet.from_mapping(files, entry="httpd.conf"))
+
+
+# -- several servers over one .htaccess file -------------------------------------------------------
+
+#: Two virtual hosts over one DocumentRoot, each with an AllowOverride of its own (``{b}``: the second's).
+#: The main server has none unless ``{main}`` gives it one: 2.4 then opens the file and refuses its lines.
+HOSTS = """{main}DocumentRoot /srv/www
+<VirtualHost *:80>
+    ServerName a.test
+    <Directory /srv/www>
+        AllowOverride AuthConfig Nonfatal=Override
+    </Directory>
+</VirtualHost>
+<VirtualHost *:80>
+    ServerName b.test
+    <Directory /srv/www>
+        AllowOverride {b}
+    </Directory>
+</VirtualHost>
+"""
+MAIN_CLOSED = "<Directory />\n    AllowOverride None\n</Directory>\n"
+ORDER = "Order deny,allow\nDeny from all\n"
+
+
+def _hosts(b: str, main: str = "", body: str = ORDER) -> ConfigSet:
+    return ConfigSet.from_mapping({"httpd.conf": HOSTS.format(b=b, main=main), "srv/www/a/.htaccess": body},
+                                  entry="httpd.conf")
+
+
+def test_nonfatal_says_the_configuration_ran_on_24():
+    """2.2 refuses `AllowOverride ... Nonfatal=` ("Illegal override option"): the file is judged as 2.4 reads it."""
+    assert build(_hosts("Options Nonfatal=Override", MAIN_CLOSED)).mode == "compat"
+    assert build(_hosts("Options", MAIN_CLOSED)).mode == "compat"  # a.test's line still says so
+    plain = ConfigSet.from_mapping({"httpd.conf": config("/srv", "AuthConfig"), "srv/www/a/.htaccess": ORDER},
+                                   entry="httpd.conf")
+    assert build(plain).mode == "2.2"
+
+
+#: A directory that denies everyone, and an .htaccess file whose Order/Deny lines its AllowOverride keeps out.
+RESET = {"httpd.conf": "DocumentRoot /srv/www\n<Directory /srv/www/a>\n    AllowOverride AuthConfig Nonfatal=Override\n"
+                       "    Order allow,deny\n</Directory>\n",
+         "srv/www/a/.htaccess": ORDER}
+
+
+@pytest.mark.apache
+def test_a_skipped_order_line_still_resets_what_the_directory_inherits(httpd):  # noqa: F811
+    """httpd makes mod_access_compat's record for the file before it asks the AllowOverride, and that record
+    (no merger) replaces the directory's `Order allow,deny`: everyone gets in. Found by the vhosts shape (seed
+    131 index 197): the model dropped the skipped lines whole, kept the directory's deny and translated
+    it to `Require all denied`; 2.4 without mod_access_compat would refuse the lines, not skip them."""
+    from httpd24.access import decide_compat, translate
+    from httpd24.apache import differential
+
+    cs = ConfigSet.from_mapping(RESET, entry="httpd.conf")
+    model = build(cs)
+    assert [written(item) for item in model.skipped] == ["Order deny,allow", "Deny from all"]
+    assert decide_compat(model, Request("/a/f.html")) == 200
+    out = translate(cs)
+    assert out.documents["srv/www/a/.htaccess"].render() == b"Require all granted\n"
+    report = differential.verify(cs, out, httpd=httpd)
+    assert report.ok, report.format()
+    assert {a for _q, (a, _b) in report.statuses.items() if _q.path.startswith("/a/")} == {200}
+
+
+@pytest.mark.apache
+@pytest.mark.parametrize("b, how", [("All", "read under <VirtualHost> b.test"),
+                                    ("None", "refused (every request under it answers 500) under the main server")])
+def test_a_line_one_server_skips_and_another_does_not_is_left_to_a_person(httpd, b, how):  # noqa: F811
+    """Under a.test httpd skips the Order lines; under b.test it reads them (or, under the main server, which has
+    no AllowOverride, refuses them). Taken out, b.test opens up; left in, a.test answers 500 without
+    mod_access_compat; as Require lines, a.test would read them (AuthConfig lets Require in)."""
+    from httpd24.access import TranslationError, translate
+    from httpd24.apache import differential
+    from httpd24.engine.runner import lint
+
+    cs = _hosts(b)
+    with pytest.raises(TranslationError, match=re.escape(f"Order deny,allow is skipped under <VirtualHost> a.test "
+                                                         f"(`AllowOverride AuthConfig Nonfatal=Override`, httpd.conf:5,"
+                                                         f" keeps it out) but {how}")):
+        translate(cs)
+    [finding] = [f for f in lint(cs) if f.code == "HT501"]
+    assert (finding.file, finding.line, finding.fix) == ("srv/www/a/.htaccess", 1, None)
+    assert f"Order deny,allow is skipped under <VirtualHost> a.test" in finding.message
+    for body in ("", "Require all denied\n"):
+        candidate = _hosts(b, body=body)
+        assert not differential.verify(cs, candidate, httpd=httpd).ok, body
+
+
+def test_a_require_line_one_server_skips_is_named_where_something_is_rewritten():
+    """A `Require` line a.test skips (Limit lets no Require in) and b.test reads: the model, one for both, reads
+    it for neither, so a rewrite that leans on it may be wrong under b.test; with nothing to rewrite, nothing
+    is said (the line means on 2.4 without mod_access_compat what it means today)."""
+    from httpd24.access import TranslationError, translate
+    from httpd24.engine.runner import lint
+
+    limit = HOSTS.replace("AuthConfig Nonfatal=Override", "Limit Nonfatal=Override").format(b="All", main="")
+    quiet = ConfigSet.from_mapping({"httpd.conf": limit, "srv/www/a/.htaccess": "Require all denied\n"},
+                                   entry="httpd.conf")
+    assert translate(quiet) is not None and not [f for f in lint(quiet) if f.code == "HT501"]
+    rewritten = ConfigSet.from_mapping({"httpd.conf": limit + "<Directory /srv/www>\n    Order deny,allow\n"
+                                        "    Deny from 127.0.0.2\n</Directory>\n",
+                                        "srv/www/a/.htaccess": "Require all denied\n"}, entry="httpd.conf")
+    with pytest.raises(TranslationError, match="Require all denied is skipped under <VirtualHost> a.test"):
+        translate(rewritten)
+    messages = [f.message for f in lint(rewritten) if f.code == "HT501"]
+    assert any("Require all denied is skipped under <VirtualHost> a.test" in m for m in messages), messages

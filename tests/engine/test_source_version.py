@@ -53,6 +53,21 @@ def test_a_module_22_never_had_says_it_ran_on_24(module):
     assert ABOUT_22 <= codes(text, source_version="2.2")
 
 
+def test_an_allowoverride_nonfatal_says_it_ran_on_24(tmp_path, capsys):
+    """2.2 refuses `Nonfatal=` ("Illegal override option"): HT301 must not write 2.2's `AllowOverride All` into
+    a configuration whose .htaccess files have answered 500 (or been skipped) under 2.4 all along."""
+    section = "<Directory docs/sub>\n    AllowOverride AuthConfig Nonfatal=Override\n</Directory>\n"
+    text = BODY + section
+    assert not codes(text) & ABOUT_22
+    assert ABOUT_22 <= codes(text, source_version="2.2")
+    assert ABOUT_22 <= codes(BODY + f"<IfVersion >= 2.4>\n{section}</IfVersion>\n")  # 2.2 may skip it there
+    conf = tmp_path / "httpd.conf"
+    conf.write_text(text)
+    assert main(["lint", "--fail-on", "never", str(conf)]) == 0
+    assert (f"ran on httpd 2.4 already (AllowOverride AuthConfig Nonfatal=Override at {conf}:10 is refused on 2.2)"
+            in capsys.readouterr().err)
+
+
 @pytest.mark.parametrize("text", [
     pytest.param("LoadModule rewrite_module modules/mod_rewrite.so\n", id="a-module-22-had"),
     pytest.param("<IfVersion >= 2.4>\nLoadModule mpm_event_module modules/mod_mpm_event.so\n</IfVersion>\n",

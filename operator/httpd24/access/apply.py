@@ -6,7 +6,7 @@ from typing import Iterable
 
 from ..config import ConfigSet, Directive, Document, Item, Node, Section, Target, edit
 from . import expr as X
-from .model import OTHER, Effective, Host, Methods, Model, Scope, build, quoted_provider
+from .model import OTHER, Effective, Host, Methods, Model, Scope, build, quoted_provider, skip_problem
 from .plan import (
     GROUP_MERGE_REASON, NOBODY, ScopePlan, chains, inherited, limited_branch, merge, merges_in_order, methods_of,
     quoted_reason, refused_by_override, shadowed_in_some_context, shadowed_reason, shadowed_with_later, sharings, too_complex,
@@ -176,9 +176,13 @@ def translate(configset: ConfigSet, *, strict: bool = True) -> ConfigSet:
         elif id(scope) not in planned and model.mode == "2.2" and (
                 quoted := next((line for line in scope.own.requires or () if line.quoted), None)) is not None:
             missing.append((scope, quoted_reason(quoted)))  # 2.4 reads it without its quotes
-    if missing and strict:
-        raise TranslationError("; ".join(f"{s.file}:{s.line}: {s.label}: {reason}" for s, reason in missing))
-    if missing:
+    problems = [f"{s.file}:{s.line}: {s.label}: {reason}" for s, reason in missing]
+    # A line some servers skip and others read: the model is wrong for some, and so may be what it rewrites.
+    if (uneven := skip_problem(model)) is not None and model.has_compat and not missing:  # else named above
+        problems.append(uneven)
+    if problems and strict:
+        raise TranslationError("; ".join(problems))
+    if problems:
         return copy
     written: set[int] = set()
     for p in plan.scopes:
@@ -272,8 +276,8 @@ def normalize_notes(configset: ConfigSet, target: Target | None = None, *,
     copy = configset.with_files()
     model = build(copy, target, on_24=on_24)
     notes: list[str] = []
-    if model.hybrid:
-        return copy, ["ran on 2.4 (2.2 and 2.4 directives, or a module 2.2 never had): kept as it is"]
+    if model.mode == "compat":  # it ran on 2.4 (+ mod_access_compat): as it is, it is the reference, exactly
+        return copy, []
     override_default_22(model)
     reason = too_complex(model)
     if reason is not None:

@@ -751,9 +751,13 @@ class Model:
     #: started, so it has no answers of today for a translation to keep.
     misplaced: tuple[Item, Refusal] | None = field(default=None, repr=False, compare=False)
     #: The .htaccess lines (sections with what they hold) httpd skips because an ``AllowOverride ...
-    #: Nonfatal=Override`` keeps them out (:meth:`override_refusal`): the model reads the files without them.
-    #: Where servers differ, a line one of them skips is taken out for all (not modelled further).
+    #: Nonfatal=Override`` keeps them out (:meth:`override_refusal`): the model reads the files without what
+    #: they set, but for the reset an Order/Allow/Deny/Satisfy line makes all the same (:meth:`Builder._reset_compat`).
     skipped: tuple[Item, ...] = field(default=(), repr=False, compare=False)
+    #: A line one server skips (as above) that another reads, or answers 500 for, with why (:func:`skip_problem`
+    #: says where): the model, reading the files without it, is wrong for the second, and no one text of the
+    #: file answers as today under both (a person's decision). None: every server that opens the file skips it.
+    skipped_unevenly: tuple[Item, str] | None = field(default=None, repr=False, compare=False)
     #: (.htaccess file, server: id of its <VirtualHost>, None: the main one) -> the first line of the file
     #: that server's AllowOverride keeps out, with why: httpd answers 500 to its requests under the file.
     override_errors: dict[tuple[str, int | None], tuple[Item, str]] = field(
@@ -923,6 +927,24 @@ class Model:
         """Whether httpd opens the .htaccess file of a directory in a server: not under an ``AllowOverride None``."""
         item = self.allowoverride_at(dirpath, vhost)
         return item is None or override_of(item).read
+
+    def reads_lines(self, scope: Scope, vhost: Section | None = None) -> bool:
+        """Whether a server (``vhost``; None: the main one) reads the lines of the .htaccess file holding
+        ``scope``: it opens the file, an AllowOverride applies (2.4 refuses every line where none does), and
+        no line of the file is refused (a 500 for every request under it)."""
+        home = htaccess_home(scope)
+        if home is None or home.dirpath is None or not self.reads_htaccess(home.dirpath, vhost):
+            return False
+        if self.allowoverride_at(home.dirpath, vhost) is None and self.mode != "2.2":
+            return False
+        return (scope.file, id(vhost) if vhost is not None else None) not in self.override_errors
+
+    def server_label(self, server: Section | None) -> str:
+        """A server as a message names it: the main server, or a virtual host by its ServerName (else its address)."""
+        if server is None:
+            return "the main server"
+        names = self.server_names.get(id(server))
+        return f"<VirtualHost> {names[0]}" if names else f"<VirtualHost {' '.join(server.args)}>"
 
     def override_refusal(self, scope: Scope, key: str, vhost: Section | None = None) -> Item | None:
         """The AllowOverride line that keeps directive ``key`` (lower case; a section with its ``<``) out of the
@@ -1113,6 +1135,7 @@ class Builder:
         self.whole_server = False
         self.server_names: dict[int, list[str]] = {}
         self.hybrid_items: list[Item] = []
+        self.allowoverrides: list[Item] = []  # with the LoadModule lines, what tells 2.4 ran it (engine.source)
         self.dbm_24_names = False
         self.compat_items: list[Item] = []
         self.server_root = configset.server_root
@@ -1216,6 +1239,8 @@ class Builder:
                 found = misplaced(item.node, item.context, in_htaccess)
                 self.misplaced = (item, found) if found is not None else None
             if self.skip and any(id(node) in self.skip for node in (item.node, *item.node.ancestors)):
+                if id(item.node) in self.skip and key in COMPAT_KEYS and item.live is not Liveness.DEAD:
+                    self._reset_compat(item, self._access_scope(item, *_scope_section(item)))
                 continue
             if (key not in wanted and not key.startswith("authldap")) or item.live is Liveness.DEAD:
                 continue
@@ -1271,6 +1296,7 @@ class Builder:
                 continue
             if key == "allowoverride" and section is not None:
                 self.scope_for(section, vhost, item).allowoverride = item
+                self.allowoverrides.append(item)
                 continue
             if key == "accessfilename" and section is None and item.args:
                 self.access_file_names = [a for a in item.args]
@@ -1361,6 +1387,17 @@ class Builder:
             for (kind, name), section in _questions(item.context, self.view.target):
                 self.mapping_undecided.setdefault((kind, name, _holds(section)), []).append((section, vhost, prefix))
 
+    def _reset_compat(self, item: Item, scope: Scope) -> None:
+        """An Order/Allow/Deny/Satisfy line httpd skips (:attr:`Model.skipped`) still resets what the section
+        inherits of them: httpd makes mod_access_compat's record for the section before it asks the
+        AllowOverride (config.c: ap_set_config_vectors, then invoke_cmd), and a record of that module, which
+        has no merger, replaces the inherited one (research notes §2d): Order deny,allow and nothing listed.
+        Measured on apache2 (the harness's vhosts shape, seed 131 index 197: a skipped `Order` under an
+        `Order allow,deny` directory let everyone through). The line is the section's, to be rewritten."""
+        scope.own.items.setdefault(item.key, []).append(item)
+        scope.own.host = scope.own.host or Host()
+        self.compat_items.append(item)
+
     def _read_access(self, item: Item, scope: Scope) -> None:
         key = item.key
         in_container = any(s.key in AUTHZ_CONTAINERS for s in item.context)
@@ -1433,11 +1470,11 @@ class Builder:
                 scope.dirpath = htaccess_dir(scope.file, self.server_root, dirs)
         # 2.2 could not read 2.4's lines, so a configuration with both runs on 2.4 + mod_access_compat, and
         # one with such a line outside every branch 2.2 may skip runs on 2.4 (with or without the module);
-        # so does one that loads a module 2.2 never had (httpd24.engine.source).
+        # so does one that loads a module 2.2 never had or says `AllowOverride ... Nonfatal=` (httpd24.engine.source).
         # A migration's later passes read the text as its first pass read the input (``self.on_24``).
         on_24 = self.on_24 if self.on_24 is not None else bool(self.hybrid_items and self.compat_items) or any(
             item.in_section(*CONDITIONS_22_KNOWS) is None for item in self.hybrid_items
-        ) or judge(self.module_loads, self.source_version).ran_on_24
+        ) or judge([*self.module_loads, *self.allowoverrides], self.source_version).ran_on_24
         mode: Mode = "compat" if on_24 else "2.2"
         # An Include of files the set does not show may hold Listen lines, Aliases or a DocumentRoot of the server.
         unseen = next((u for u in self.view.unresolved
@@ -1469,7 +1506,9 @@ class Builder:
             mapping_undecided=self.mapping_undecided,
             misplaced=self.misplaced,
         )
-        skipped: list[Item] = []
+        # node -> (the line, the AllowOverride that skips it, its scope, the first server that skips it)
+        skipped: dict[int, tuple[Item, Item, Scope, Section | None]] = {}
+        skipped_by: dict[int, set[int | None]] = {}  # node -> the servers (keys) that skip it
         htaccess_lines = [scope for scope in self.order if scope.lines]  # only an .htaccess file's scopes have any
         for server in model.servers if htaccess_lines else ():
             key = id(server) if server is not None else None
@@ -1477,17 +1516,49 @@ class Builder:
                 if (scope.file, key) in model.override_errors:
                     continue
                 for item in scope.lines:  # httpd stops at the first line it refuses: its error log names that one
+                    if any(key in skipped_by.get(id(node), ()) for node in item.node.ancestors):
+                        skipped_by.setdefault(id(item.node), set()).add(key)  # skipped with its section
+                        continue
                     written_key = ("<" if isinstance(item.node, Section) else "") + item.key
                     if (at := model.override_refusal(scope, written_key, server)) is None:
                         continue
                     if override_of(at).nonfatal:  # skipped with what it holds, and httpd reads on
-                        if not any(s.node is node for s in skipped for node in item.node.ancestors):
-                            skipped.append(item)
+                        skipped.setdefault(id(item.node), (item, at, scope, server))
+                        skipped_by.setdefault(id(item.node), set()).add(key)
                         continue
                     model.override_errors[(scope.file, key)] = (item, override_refused(item, at))
                     break
-        model.skipped = tuple(skipped)
+        model.skipped = tuple(item for item, _, _, _ in skipped.values())
+        model.skipped_unevenly = next(filter(None, (
+            _skipped_unevenly(model, *found, skipped_by[node]) for node, found in skipped.items())), None)
         return model
+
+
+def skip_problem(model: Model) -> str | None:
+    """:attr:`Model.skipped_unevenly` as a message that says where (None: no such line)."""
+    if model.skipped_unevenly is None:
+        return None
+    item, why = model.skipped_unevenly
+    return f"{item.file}:{item.node.location.line}: {why}"
+
+
+def _skipped_unevenly(model: Model, item: Item, at: Item, scope: Scope, skipper: Section | None,
+                      skipped_by: set[int | None]) -> tuple[Item, str] | None:
+    """Why no one text of an .htaccess file keeps today's answers (:attr:`Model.skipped_unevenly`): a server
+    that opens the file reads a line another skips, or answers 500 under it (its lines refused); None when every
+    server that opens the file skips the line."""
+    home = htaccess_home(scope)
+    others = [((not model.reads_lines(scope, server), n), server) for n, server in enumerate(model.servers)
+              if (id(server) if server is not None else None) not in skipped_by
+              and model.reads_htaccess(home.dirpath, server)]
+    if not others:
+        return None
+    (refused, _), server = min(others, key=lambda other: other[0])  # one that reads it says more than a 500
+    how = "refused (every request under it answers 500)" if refused else "read"
+    return item, (f"{written(item)} is skipped under {model.server_label(skipper)} (`{written(at)}`, {at.file}:"
+                  f"{at.node.location.line}, keeps it out) but {how} under {model.server_label(server)}: no one text "
+                  "of the file answers as today under both; give both the same AllowOverride for this directory, "
+                  "then migrate again")
 
 
 def override_refused(item: Item, at: Item) -> str:
@@ -1546,10 +1617,12 @@ def build(configset: ConfigSet, target: Target | None = None, view=None, *, on_2
         builder.read()
         model = builder.finish()
         if model.skipped:  # read again without the lines httpd skips: what they set never applies
+            first = model
             builder = Builder(configset, target, builder.view, on_24, source_version,
-                              skip=frozenset(id(item.node) for item in model.skipped))
+                              skip=frozenset(id(item.node) for item in first.skipped))
             builder.read()
             model = builder.finish()
+            model.skipped, model.skipped_unevenly = first.skipped, first.skipped_unevenly
         return model
 
 

@@ -48,6 +48,7 @@ from .model import (
     normalize_dir,
     override_of,
     registered,
+    skip_problem,
     written,
 )
 from .remap import literal_prefix
@@ -1320,8 +1321,11 @@ def check_places(plan: Plan) -> None:
     """Take each translation away that no edit can write as planned (a branch inside a <Limit>, a file other
     sections include), saying why. Again once the undecided branches are settled: the worlds' consensus
     gives a section a translation back, and may take one of the sections sharing a file away."""
-    misplaced = plan.model.misplaced
+    misplaced, uneven = plan.model.misplaced, plan.model.skipped_unevenly
     for p in plan.scopes:
+        if p.text is not None and uneven is not None:  # the model is not the configuration for some server
+            p.text, p.expr = None, None
+            p.reason = uneven[1] if uneven[0].file == p.scope.file else skip_problem(plan.model)
         if p.text is not None and misplaced is not None:
             item, refusal = misplaced
             p.text, p.expr = None, None

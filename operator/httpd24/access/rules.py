@@ -163,6 +163,12 @@ class OrderAllowDeny(_PlanRule):
     a section with `Require` lines that no `Allow`/`Deny` of its own reaches met the including
     configuration's on 2.2: the fix takes it to set none, and the message says so and what
     keeps its address rules instead (`AuthMerging Or` for `Satisfy Any`, `And` for `Satisfy All`).
+    An .htaccess line that `AllowOverride ... Nonfatal=Override` keeps out is skipped by httpd,
+    but a skipped `Order`/`Allow`/`Deny`/`Satisfy` still resets what the section inherits of
+    them (httpd makes the module's record before it asks the AllowOverride): the fix writes
+    what that means, and the line goes (2.4 without mod_access_compat would refuse it, not
+    skip it). Where one server skips a line and another reads it (or answers 500 for it), no
+    one text of the file keeps both, and the message names the two servers.
     """
 
     code = "HT501"
@@ -175,6 +181,14 @@ class OrderAllowDeny(_PlanRule):
     def wanted(self, model: Model) -> bool:
         # On 2.4 + mod_access_compat without a 2.4 line (it loads a module 2.2 never had) nothing is mixed.
         return model.has_compat and not (model.hybrid and model.has_24_syntax)
+
+    def check_config(self, ctx) -> Iterable[Finding]:
+        yield from super().check_config(ctx)
+        model, plan = _analysis(ctx)
+        if model.skipped_unevenly is not None and model.has_compat:  # else nothing is rewritten
+            item, why = model.skipped_unevenly
+            if not any(p.scope.file == item.file for p in plan.scopes):  # said above for a section of its file
+                yield self.finding(item, f"{why}; a person must decide")
 
     def message(self, p: ScopePlan, model: Model) -> str:
         if p.kind == "hybrid":
@@ -576,7 +590,7 @@ class HtaccessOverride(Rule):
                     # it reaches every server that has none (a host's own section reaches that host only).
                     without = [server for server in model.servers
                                if model.allowoverride_at(scope.dirpath, server) is None]
-                    labels = [_server_label(model, server) for server in without[:3]]
+                    labels = [model.server_label(server) for server in without[:3]]
                     if len(without) > 3:
                         labels.append(f"{len(without) - 3} more virtual hosts")
                     servers = " in " + " and ".join(labels)
@@ -614,16 +628,8 @@ def _kept_out_above(model: Model, dirpath: str) -> list[str]:
         if at is None or section is None or at.in_section("virtualhost") is None:
             continue
         if normalize_dir(section.args[0].strip("\"'")).count("/") < depth:
-            out.append(f"{_server_label(model, server)}'s `{written(at)}` ({at.file}:{at.node.location.line})")
+            out.append(f"{model.server_label(server)}'s `{written(at)}` ({at.file}:{at.node.location.line})")
     return out
-
-
-def _server_label(model: Model, server) -> str:
-    """A server as a message names it: the main server, or a virtual host by its ServerName (else its address)."""
-    if server is None:
-        return "the main server"
-    names = model.server_names.get(id(server))
-    return f"<VirtualHost> {names[0]}" if names else f"<VirtualHost {' '.join(server.args)}>"
 
 
 def _classes_needed(scope: Scope, access: bool = True) -> list[str]:

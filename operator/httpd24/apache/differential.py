@@ -1340,7 +1340,8 @@ def _run_prepared(prepared: Sequence[_Prepared], ws: _Workspace, httpd: Httpd, *
 
 def against_model(report: VerifyReport, original: ConfigSet | str) -> list[Mismatch]:
     """Requests the candidate (the migrated configuration, on real 2.4) answers otherwise than
-    the model of 2.2 (:func:`httpd24.access.decide_22`) says 2.2 answers the original.
+    the model of 2.2 (:func:`httpd24.access.decide_22`) says 2.2 answers the original (for an original
+    that ran on 2.4, :func:`~httpd24.access.decide_compat`: 2.4 + mod_access_compat's answers).
 
     The proof for configurations whose 2.2 inheritance the normalisation cannot make explicit:
     there the reference (2.4 + mod_access_compat) is not 2.2, and agreeing with it would prove
@@ -1353,10 +1354,11 @@ def against_model(report: VerifyReport, original: ConfigSet | str) -> list[Misma
     the main server answers no request on httpd (the first host answers a name no host has, as the model
     says), so the main unit's answers are held to the reference only.
     """
-    from ..access import build, decide_22
+    from ..access import build, decide_22, decide_compat
 
     cs = _as_configset(original)
     model = build(cs)
+    decide = decide_compat if model.mode == "compat" else decide_22
     #: unit -> (whether the model can tell its server, the ServerName to ask by: None for the main server,
     #: and for the first host, which answers a request no host is named for)
     hosts: dict[str, tuple[bool, str | None]] = {}
@@ -1369,7 +1371,7 @@ def against_model(report: VerifyReport, original: ConfigSet | str) -> list[Misma
         if label not in hosts:
             hosts[label] = (True, None) if label.startswith("main") else _server_name(model, label)
         judged, name = hosts[label]
-        if not judged or access_answer(b) != access_answer(decide_22(model, model_request(q, report, name))):
+        if not judged or access_answer(b) != access_answer(decide(model, model_request(q, report, name))):
             out.append(Mismatch(q, a, b))
     return out
 

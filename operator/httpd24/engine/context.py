@@ -56,7 +56,8 @@ class Context:
         LoadModule lines its fixes write would make a 2.2 input look like one that ran on 2.4."""
         source = self.memory.get("source")
         if source is None:
-            source = self.memory["source"] = judge(self.module_loads(), self.source_version)
+            source = self.memory["source"] = judge(
+                [*self.module_loads(), *self.items("allowoverride")], self.source_version)
         return source
 
     def items(self, *keys: str) -> Iterator[Item]:

@@ -11,8 +11,9 @@ its pages and clients know 2.4's behaviour, and writing 2.2's back would change 
 The evidence is only what 2.2 refuses at start-up, never a guess: a ``LoadModule`` outside every
 ``<IfModule>``, ``<IfDefine>`` and ``<IfVersion>`` (a branch 2.2 may skip), and not one of those
 HT404 added under :data:`MIGRATION_LOADS` (they are the migration's: a lint of its output must find
-what the migration left for a person, not judge the text by them). ``--source-version`` overrides it
-either way. A migration keeps its first pass's judgement (``Context.source``).
+what the migration left for a person, not judge the text by them); or an ``AllowOverride`` with a
+``Nonfatal=`` option (2.2: "Illegal override option"), outside them too. ``--source-version`` overrides
+it either way. A migration keeps its first pass's judgement (``Context.source``).
 """
 
 from __future__ import annotations
@@ -68,23 +69,34 @@ class Source:
     """What a configuration ran on, and the line that showed it."""
 
     ran_on_24: bool
-    #: ``(module, file, line)`` of the LoadModule that 2.2 refuses; None when ``--source-version`` said so.
+    #: ``(line as written, file, line)`` of what 2.2 refuses; None when ``--source-version`` said so.
     evidence: tuple[str, str, int] | None = None
 
     def reason(self, display: Callable[[str], str] = str) -> str:
         """Why the configuration ran on 2.4, its file named by ``display``."""
         if self.evidence is None:
             return "--source-version 2.4"
-        module, file, line = self.evidence
-        return f"LoadModule {module} at {display(file)}:{line} cannot load on 2.2"
+        text, file, line = self.evidence
+        refused = "cannot load" if text.startswith("LoadModule ") else "is refused"
+        return f"{text} at {display(file)}:{line} {refused} on 2.2"
 
 
-def judge(module_loads: Iterable["Item"], policy: SourceVersion) -> Source:
-    """What the configuration whose LoadModule lines (those httpd reads) are ``module_loads`` ran on."""
+def refused_by_22(item: "Item") -> bool:
+    """Whether 2.2 refuses to start on a LoadModule or AllowOverride line (one httpd reads, outside every
+    condition: a file nothing includes, such as Debian's mods-available/, is not read)."""
+    if item.unread or item.in_section(*_CONDITIONS) is not None or not item.args:
+        return False
+    if item.key == "loadmodule":
+        return item.args[0] in MODULES_ONLY_IN_24 and not loaded_by_migration(item.node)
+    return item.key == "allowoverride" and any(word.lower().startswith("nonfatal=") for word in item.args)
+
+
+def judge(startup_lines: Iterable["Item"], policy: SourceVersion) -> Source:
+    """What a configuration ran on, from the LoadModule and AllowOverride lines httpd reads in it."""
     if policy != "auto":
         return Source(policy == "2.4")
-    for item in module_loads:
-        if (item.args[0] in MODULES_ONLY_IN_24 and item.in_section(*_CONDITIONS) is None
-                and not loaded_by_migration(item.node)):
-            return Source(True, (item.args[0], item.file, item.node.location.line))
+    for item in startup_lines:
+        if refused_by_22(item):
+            text = f"LoadModule {item.args[0]}" if item.key == "loadmodule" else " ".join([item.node.name, *item.args])
+            return Source(True, (text, item.file, item.node.location.line))
     return Source(False)
