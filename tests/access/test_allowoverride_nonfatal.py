@@ -190,3 +190,45 @@ def test_a_require_line_one_server_skips_is_named_where_something_is_rewritten()
         translate(rewritten)
     messages = [f.message for f in lint(rewritten) if f.code == "HT501"]
     assert any("Require all denied is skipped under <VirtualHost> a.test" in m for m in messages), messages
+
+
+@pytest.fixture
+def served_dir():
+    """A directory the server's user may read (pytest's own tmp_path lies under a 0700 one)."""
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    top = Path(tempfile.mkdtemp(prefix="httpd24-reset-"))
+    top.chmod(0o755)
+    yield top
+    shutil.rmtree(top)
+
+
+@pytest.mark.apache
+def test_a_skipped_user_file_line_resets_the_inherited_one_and_is_left_to_a_person(httpd, served_dir):  # noqa: F811
+    """mod_authn_file has no merger either: a skipped `AuthUserFile` in the .htaccess file still leaves its
+    directory with no user file, and a right password answers 500 (measured here). The model keeps no such
+    record, so the rewrite is a person's."""
+    from httpd24.access import TranslationError, translate
+    from httpd24.apache import Instance, htpasswd_file
+
+    (served_dir / "www" / "a").mkdir(parents=True)
+    (served_dir / "www" / "a" / "f.html").write_text("hello\n")
+    (served_dir / "users").write_bytes(htpasswd_file({"alice": "secret"}))
+    server = (f"DocumentRoot {served_dir}/www\n<Directory {served_dir}/www/a>\n"
+              "    AllowOverride Limit Nonfatal=Override\n"
+              f"    AuthType Basic\n    AuthName r\n    AuthUserFile {served_dir}/users\n    Require valid-user\n"
+              "    Order allow,deny\n    Allow from all\n</Directory>\n")
+    statuses = []
+    for body in ("", f"AuthUserFile {served_dir}/users\n"):
+        (served_dir / "www" / "a" / ".htaccess").write_text(body)
+        with Instance({"site.conf": server}, "site.conf", MODULES, httpd=httpd) as srv:
+            statuses.append(srv.request("/a/f.html", user="alice", password="secret").status)
+    assert statuses == [200, 500]
+
+    files = {"httpd.conf": server.replace(str(served_dir), "/srv"), "srv/www/a/.htaccess": "AuthUserFile /srv/users\n"}
+    with pytest.raises(TranslationError, match=re.escape(
+            "AuthUserFile /srv/users is skipped (`AllowOverride Limit Nonfatal=Override`, httpd.conf:3, keeps it out), "
+            "but httpd still makes mod_authn_file's record for the directory")):
+        translate(ConfigSet.from_mapping(files, entry="httpd.conf"))

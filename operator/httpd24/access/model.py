@@ -754,10 +754,10 @@ class Model:
     #: Nonfatal=Override`` keeps them out (:meth:`override_refusal`): the model reads the files without what
     #: they set, but for the reset an Order/Allow/Deny/Satisfy line makes all the same (:meth:`Builder._reset_compat`).
     skipped: tuple[Item, ...] = field(default=(), repr=False, compare=False)
-    #: A line one server skips (as above) that another reads, or answers 500 for, with why (:func:`skip_problem`
-    #: says where): the model, reading the files without it, is wrong for the second, and no one text of the
-    #: file answers as today under both (a person's decision). None: every server that opens the file skips it.
-    skipped_unevenly: tuple[Item, str] | None = field(default=None, repr=False, compare=False)
+    #: A skipped line (as above) the model cannot follow, with why (:func:`skip_problem` says where): one server
+    #: skips it and another reads it, or answers 500 for it (no one text of the file answers as today under
+    #: both), or it resets a record the model does not keep (:data:`_RESET_BY_SKIPPING`). A person's decision.
+    unmodelled_skip: tuple[Item, str] | None = field(default=None, repr=False, compare=False)
     #: (.htaccess file, server: id of its <VirtualHost>, None: the main one) -> the first line of the file
     #: that server's AllowOverride keeps out, with why: httpd answers 500 to its requests under the file.
     override_errors: dict[tuple[str, int | None], tuple[Item, str]] = field(
@@ -1529,24 +1529,37 @@ class Builder:
                     model.override_errors[(scope.file, key)] = (item, override_refused(item, at))
                     break
         model.skipped = tuple(item for item, _, _, _ in skipped.values())
-        model.skipped_unevenly = next(filter(None, (
-            _skipped_unevenly(model, *found, skipped_by[node]) for node, found in skipped.items())), None)
+        model.unmodelled_skip = next(filter(None, (
+            _unmodelled_skip(model, *found, skipped_by[node]) for node, found in skipped.items())), None)
         return model
 
 
 def skip_problem(model: Model) -> str | None:
-    """:attr:`Model.skipped_unevenly` as a message that says where (None: no such line)."""
-    if model.skipped_unevenly is None:
+    """:attr:`Model.unmodelled_skip` as a message that says where (None: no such line)."""
+    if model.unmodelled_skip is None:
         return None
-    item, why = model.skipped_unevenly
+    item, why = model.unmodelled_skip
     return f"{item.file}:{item.node.location.line}: {why}"
 
 
-def _skipped_unevenly(model: Model, item: Item, at: Item, scope: Scope, skipper: Section | None,
-                      skipped_by: set[int | None]) -> tuple[Item, str] | None:
-    """Why no one text of an .htaccess file keeps today's answers (:attr:`Model.skipped_unevenly`): a server
-    that opens the file reads a line another skips, or answers 500 under it (its lines refused); None when every
-    server that opens the file skips the line."""
+#: Skipped lines whose module httpd still makes a record for (:meth:`Builder._reset_compat`) and that, having no
+#: merger either, replaces the inherited one: the user or group file a directory inherits is gone. The model
+#: keeps no such record (``user_source`` says only whether one applies), so these are left to a person.
+_RESET_BY_SKIPPING = {"authuserfile": "mod_authn_file", "authgroupfile": "mod_authz_groupfile",
+                      "authdbmuserfile": "mod_authn_dbm", "authdbmtype": "mod_authn_dbm",
+                      "authdbmgroupfile": "mod_authz_dbm", "authzdbmtype": "mod_authz_dbm"}
+
+
+def _unmodelled_skip(model: Model, item: Item, at: Item, scope: Scope, skipper: Section | None,
+                     skipped_by: set[int | None]) -> tuple[Item, str] | None:
+    """Why the model cannot follow a skipped line (:attr:`Model.unmodelled_skip`): a server that opens the
+    file reads a line another skips, or answers 500 under it (its lines refused); or the line resets a record
+    the model does not keep. None when every server that opens the file skips the line, and that is all."""
+    if (module := _RESET_BY_SKIPPING.get(item.key)) is not None:
+        return item, (f"{written(item)} is skipped (`{written(at)}`, {at.file}:{at.node.location.line}, keeps it out), "
+                      f"but httpd still makes {module}'s record for the directory, which replaces the one it inherits "
+                      f"(that module merges none): httpd24 does not follow that; let the line in, or move it into "
+                      "the <Directory>, then migrate again")
     home = htaccess_home(scope)
     others = [((not model.reads_lines(scope, server), n), server) for n, server in enumerate(model.servers)
               if (id(server) if server is not None else None) not in skipped_by
@@ -1622,7 +1635,7 @@ def build(configset: ConfigSet, target: Target | None = None, view=None, *, on_2
                               skip=frozenset(id(item.node) for item in first.skipped))
             builder.read()
             model = builder.finish()
-            model.skipped, model.skipped_unevenly = first.skipped, first.skipped_unevenly
+            model.skipped, model.unmodelled_skip = first.skipped, first.unmodelled_skip
         return model
 
 

@@ -1321,7 +1321,7 @@ def check_places(plan: Plan) -> None:
     """Take each translation away that no edit can write as planned (a branch inside a <Limit>, a file other
     sections include), saying why. Again once the undecided branches are settled: the worlds' consensus
     gives a section a translation back, and may take one of the sections sharing a file away."""
-    misplaced, uneven = plan.model.misplaced, plan.model.skipped_unevenly
+    misplaced, uneven = plan.model.misplaced, plan.model.unmodelled_skip
     for p in plan.scopes:
         if p.text is not None and uneven is not None:  # the model is not the configuration for some server
             p.text, p.expr = None, None

@@ -185,8 +185,8 @@ class OrderAllowDeny(_PlanRule):
     def check_config(self, ctx) -> Iterable[Finding]:
         yield from super().check_config(ctx)
         model, plan = _analysis(ctx)
-        if model.skipped_unevenly is not None and model.has_compat:  # else nothing is rewritten
-            item, why = model.skipped_unevenly
+        if model.unmodelled_skip is not None and model.has_compat:  # else nothing is rewritten
+            item, why = model.unmodelled_skip
             if not any(p.scope.file == item.file for p in plan.scopes):  # said above for a section of its file
                 yield self.finding(item, f"{why}; a person must decide")
 
