@@ -420,6 +420,15 @@ def test_the_vhosts_shape_writes_virtual_hosts_with_their_own_allowoverride():
     assert any(not t.startswith(whole) for t in texts)
     assert any(t.endswith("</VirtualHost>\nAlias /ext /srv/ext\n") for t in texts)
     assert len(set(map(str, configs))) >= 95
+    # 2.4's Nonfatal=Override (the configuration ran on 2.4, so its Require providers are as 2.4 names them)
+    ran_on_24 = [files for _i, files in configs if "Nonfatal=Override" in files["httpd.conf"]]
+    assert 5 <= len(ran_on_24) <= 35
+    providers = [m[1] for files in ran_on_24 for text in files.values()
+                 for m in re.finditer(r"(?im)^\s*require\s+(\S+)", text)]
+    assert providers and all(p in ("valid-user", "user", "group") for p in providers), providers
+    others = [m[1] for _i, files in configs if "Nonfatal=" not in files["httpd.conf"] for text in files.values()
+              for m in re.finditer(r"(?im)^\s*require\s+(\S+)", text)]
+    assert any(p not in ("valid-user", "user", "group") for p in others)  # 2.2's any case, elsewhere
 
 
 def test_vhosts_translations_match(httpd, access, capsys):

@@ -1984,6 +1984,25 @@ def random_config_vhosts(rng) -> dict[str, str]:
     return _with_alias(rng, files)
 
 
+def with_nonfatal(rng, files: dict[str, str]) -> dict[str, str]:
+    """One "vhosts" configuration in five with 2.4's ``Nonfatal=Override`` on one of its AllowOverride lines
+    that keep some class out: httpd skips the .htaccess lines that line keeps out (a skipped Order/Allow/
+    Deny/Satisfy still resets what the directory inherits of them) instead of answering 500. 2.2 refuses the
+    word, so the configuration ran on 2.4, whose Require providers have their names in lower case alone."""
+    lines = list(re.finditer(r"(?m)^ *AllowOverride (?!None$|All$).*$", files["httpd.conf"]))
+    if not lines or rng.random() >= 0.2:
+        return files
+    line = rng.choice(lines)
+    conf = files["httpd.conf"]
+    files = {**files, "httpd.conf": conf[:line.end()] + " Nonfatal=Override" + conf[line.end():]}
+    return {name: _PROVIDER_22_CASE.sub(lambda m: m[1] + m[2].lower(), text) for name, text in files.items()}
+
+
+#: A Require line's provider as 2.2 read it in any case (:func:`_cased`), which 2.4 refuses ("Unknown Authz
+#: provider: uSER").
+_PROVIDER_22_CASE = re.compile(r"(?im)^(\s*require\s+)(valid-user|user|group)\b")
+
+
 def random_configs(seed: int, count: int, start: int = 0, *, shapes: str = "narrow") -> list[tuple[int, str | dict[str, str]]]:
     """``count`` configurations; number ``i`` depends only on (seed, i, shapes).
 
@@ -1991,8 +2010,8 @@ def random_configs(seed: int, count: int, start: int = 0, *, shapes: str = "narr
     :func:`with_options` drawn from a stream of its own: the configurations it leaves alone are those of
     before it); both with :func:`outside_the_document_root`, :func:`as_one_virtual_host` and
     :func:`with_more_groups`, each from a stream of its own as well: text;
-    "htaccess" (:func:`random_config_htaccess`) and "vhosts" (:func:`random_config_vhosts`): file name -> text,
-    ``httpd.conf`` the entry.
+    "htaccess" (:func:`random_config_htaccess`) and "vhosts" (:func:`random_config_vhosts`, with
+    :func:`with_nonfatal` from a stream of its own): file name -> text, ``httpd.conf`` the entry.
     """
     import random
 
@@ -2002,9 +2021,12 @@ def random_configs(seed: int, count: int, start: int = 0, *, shapes: str = "narr
                     outside_the_document_root(random.Random(f"{seed}:{i}:outside"),
                                               random_config(random.Random(f"{seed}:{i}"))))))
                 for i in range(start, start + count)]
-    if shapes in ("htaccess", "vhosts"):
-        make = random_config_htaccess if shapes == "htaccess" else random_config_vhosts
-        return [(i, make(random.Random(f"{seed}:{shapes}:{i}"))) for i in range(start, start + count)]
+    if shapes == "htaccess":
+        return [(i, random_config_htaccess(random.Random(f"{seed}:{shapes}:{i}"))) for i in range(start, start + count)]
+    if shapes == "vhosts":
+        return [(i, with_nonfatal(random.Random(f"{seed}:{shapes}:{i}:nonfatal"),
+                                  random_config_vhosts(random.Random(f"{seed}:{shapes}:{i}"))))
+                for i in range(start, start + count)]
     if shapes not in ("wide", "explicit"):
         raise ValueError(f"unknown shapes {shapes!r}")
     return [(i, with_more_groups(random.Random(f"{seed}:{shapes}:{i}:groups"), as_one_virtual_host(
