@@ -32,6 +32,15 @@ def httpd() -> Httpd:
     return found
 
 
+@pytest.fixture
+def served_dir():
+    """A fresh directory httpd's children (www-data) can read: pytest's own tmp_path lies under a 0700 one."""
+    top = Path(tempfile.mkdtemp(prefix="httpd24-served-"))
+    top.chmod(0o755)
+    yield top
+    shutil.rmtree(top)
+
+
 def self_signed(directory, subject: str = "/CN=localhost") -> tuple[str, str]:
     """(certificate, key) files of a fresh self-signed certificate in ``directory``, for TLS on a test server."""
     import subprocess

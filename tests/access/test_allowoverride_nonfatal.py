@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from apache_fixture import htaccess_statuses, httpd  # noqa: F401
+from apache_fixture import htaccess_statuses, httpd, served_dir  # noqa: F401
 
 from httpd24.access import Request, build, decide_compat
 from httpd24.access.model import written
@@ -166,7 +166,7 @@ def test_a_line_one_server_skips_and_another_does_not_is_left_to_a_person(httpd,
         translate(cs)
     [finding] = [f for f in lint(cs) if f.code == "HT501"]
     assert (finding.file, finding.line, finding.fix) == ("srv/www/a/.htaccess", 1, None)
-    assert f"Order deny,allow is skipped under <VirtualHost> a.test" in finding.message
+    assert "Order deny,allow is skipped under <VirtualHost> a.test" in finding.message
     for body in ("", "Require all denied\n"):
         candidate = _hosts(b, body=body)
         assert not differential.verify(cs, candidate, httpd=httpd).ok, body
@@ -190,19 +190,6 @@ def test_a_require_line_one_server_skips_is_named_where_something_is_rewritten()
         translate(rewritten)
     messages = [f.message for f in lint(rewritten) if f.code == "HT501"]
     assert any("Require all denied is skipped under <VirtualHost> a.test" in m for m in messages), messages
-
-
-@pytest.fixture
-def served_dir():
-    """A directory the server's user may read (pytest's own tmp_path lies under a 0700 one)."""
-    import shutil
-    import tempfile
-    from pathlib import Path
-
-    top = Path(tempfile.mkdtemp(prefix="httpd24-reset-"))
-    top.chmod(0o755)
-    yield top
-    shutil.rmtree(top)
 
 
 @pytest.mark.apache

@@ -15,12 +15,9 @@ model).
 from __future__ import annotations
 
 import itertools
-import shutil
-import tempfile
-from pathlib import Path
 
 import pytest
-from apache_fixture import httpd  # noqa: F401
+from apache_fixture import httpd, served_dir  # noqa: F401
 
 from httpd24.access import Request, build, decide_22, decide_24
 from httpd24.apache import Instance, differential
@@ -88,15 +85,6 @@ def test_the_model_meets_the_sections_apache2_meets_whatever_the_options(httpd):
     assert statuses["star | Options None | regex"]["/x/f.html"] == 403
 
 
-@pytest.fixture
-def root():
-    """A directory httpd's children (www-data) can read: pytest's tmp_path is private to root."""
-    top = Path(tempfile.mkdtemp(prefix="httpd24-options-"))
-    top.chmod(0o755)
-    yield top
-    shutil.rmtree(top)
-
-
 def on_disk(path: str) -> Request:
     """The request as the tree below has it: /x/g.html is a file, though a <Directory> names it."""
     return Request(path, is_dir=path.endswith("/"))
@@ -104,37 +92,37 @@ def on_disk(path: str) -> Request:
 
 @pytest.mark.parametrize("htaccess, status", [("Options -FollowSymLinks\n", 200), ("Options +Indexes\n", 403),
                                               ("# nothing\n", 403)])
-def test_options_in_an_htaccess_file_decide_for_the_files_beside_it(root, httpd, htaccess, status):  # noqa: F811
+def test_options_in_an_htaccess_file_decide_for_the_files_beside_it(served_dir, httpd, htaccess, status):  # noqa: F811
     """.htaccess files are merged at their directory's level of the walk, before its files are looked at;
     also a file named by a plain <Directory> (`<Directory /srv/www/x/f.html>`) is met only so."""
-    (root / "www" / "x").mkdir(parents=True)
-    (root / "www" / "x" / "f.html").write_text("hello\n")
-    (root / "www" / "x" / "g.html").write_text("hello\n")
-    (root / "www" / "x" / ".htaccess").write_text(htaccess)
-    conf = (f"DocumentRoot {root}/www\n<Directory {root}/www>\n    AllowOverride Options\n</Directory>\n"
-            f"<Directory {root}/www/x/*.html>\n    Require all denied\n</Directory>\n"
-            f"<Directory {root}/www/x/g.html>\n    Require all denied\n</Directory>\n")
+    (served_dir / "www" / "x").mkdir(parents=True)
+    (served_dir / "www" / "x" / "f.html").write_text("hello\n")
+    (served_dir / "www" / "x" / "g.html").write_text("hello\n")
+    (served_dir / "www" / "x" / ".htaccess").write_text(htaccess)
+    conf = (f"DocumentRoot {served_dir}/www\n<Directory {served_dir}/www>\n    AllowOverride Options\n</Directory>\n"
+            f"<Directory {served_dir}/www/x/*.html>\n    Require all denied\n</Directory>\n"
+            f"<Directory {served_dir}/www/x/g.html>\n    Require all denied\n</Directory>\n")
     with Instance({"site.conf": conf}, "site.conf", ["authz_core_module"], httpd=httpd) as srv:
         real = {path: differential.access_answer(srv.request(path).status) for path in ("/x/f.html", "/x/g.html", "/x/")}
     assert real == {"/x/f.html": status, "/x/g.html": status, "/x/": 200}
-    model = build(ConfigSet.from_mapping({"httpd.conf": conf, f"{root}/www/x/.htaccess".lstrip("/"): htaccess},
+    model = build(ConfigSet.from_mapping({"httpd.conf": conf, f"{served_dir}/www/x/.htaccess".lstrip("/"): htaccess},
                                          entry="httpd.conf"))
     assert {path: decide_24(model, on_disk(path)) for path in real} == real
     twenty_two = conf.replace("Require all denied", "Order allow,deny")
-    model = build(ConfigSet.from_mapping({"httpd.conf": twenty_two, f"{root}/www/x/.htaccess".lstrip("/"): htaccess},
+    model = build(ConfigSet.from_mapping({"httpd.conf": twenty_two, f"{served_dir}/www/x/.htaccess".lstrip("/"): htaccess},
                                          entry="httpd.conf"))
     assert {path: decide_22(model, on_disk(path)) for path in real} == real
 
 
-def test_a_virtual_host_merges_its_options_onto_the_server_s(root, httpd):  # noqa: F811
+def test_a_virtual_host_merges_its_options_onto_the_server_s(served_dir, httpd):  # noqa: F811
     """Each virtual host's record is merged onto the main server's (+/- words change it, a plain list replaces
     it), then its <Directory> sections' onto that."""
-    (root / "www" / "x").mkdir(parents=True)
-    (root / "www" / "x" / "f.html").write_text("hello\n")
+    (served_dir / "www" / "x").mkdir(parents=True)
+    (served_dir / "www" / "x" / "f.html").write_text("hello\n")
     hosts = {"inherits": "", "plus": "Options +FollowSymLinks", "plain": "Options Indexes FollowSymLinks",
-             "minus": "Options -Indexes", "in-directory": f"<Directory {root}/www/x>\n    Options All\n</Directory>"}
-    conf = f"Options Indexes\n<Directory {root}/www/x/*>\n    Require all denied\n</Directory>\n" + "".join(
-        f"<VirtualHost *:*>\n    ServerName {name}.test\n    DocumentRoot {root}/www\n    {body}\n</VirtualHost>\n"
+             "minus": "Options -Indexes", "in-directory": f"<Directory {served_dir}/www/x>\n    Options All\n</Directory>"}
+    conf = f"Options Indexes\n<Directory {served_dir}/www/x/*>\n    Require all denied\n</Directory>\n" + "".join(
+        f"<VirtualHost *:*>\n    ServerName {name}.test\n    DocumentRoot {served_dir}/www\n    {body}\n</VirtualHost>\n"
         for name, body in hosts.items())
     with Instance({"site.conf": conf}, "site.conf", ["authz_core_module"], httpd=httpd) as srv:
         real = {name: srv.request("/x/f.html", host=f"{name}.test").status for name in hosts}
