@@ -61,6 +61,21 @@ def test_server_default_anchor_is_first_vhost_without_main_documentroot():
     assert fixed(text, "HT302", defaults="keep-2.2") == "EnableSendfile On\n" + text
 
 
+@pytest.mark.parametrize(
+    ("code", "line"),
+    [("HT302", "EnableSendfile On"), ("HT303", "FileETag INode MTime Size")],
+)
+def test_server_default_goes_to_the_top_level_when_every_host_is_in_a_section(code, line):
+    """Hosts only inside <IfModule> sections: the value went before the first <Directory>, inside one host,
+    which left the other host on 2.4's default, so every pass wrote it again (rule mixes, seed 1431691685
+    mix 4: nineteen `EnableSendfile On`). Written before the section that holds the first host, it covers all."""
+    text = ("<IfModule mod_ssl.c>\n<VirtualHost *:80>\n    ServerName a.example\n</VirtualHost>\n</IfModule>\n"
+            "<IfModule mod_rewrite.c>\n<VirtualHost *:80>\n    ServerName b.example\n    <Directory /srv/www>\n"
+            "        Options Indexes\n    </Directory>\n</VirtualHost>\n</IfModule>\n")
+    out = fixed(text, code, defaults="keep-2.2")
+    assert out == f"{line}\n" + text
+
+
 SUB = "DocumentRoot /srv/www\n<Directory /srv/www/sub>\n    FileETag None\n    EnableSendfile Off\n</Directory>\n"
 
 

@@ -55,10 +55,12 @@ def _server_items(ctx):
     return (item for item in ctx.live_items() if item.document.name not in htaccess)
 
 
-def serving_anchor(ctx) -> Item | None:
+def serving_anchor(ctx) -> Item | Section | None:
     """Where a server-wide default is written: before the main server's first DocumentRoot,
-    else before the first <VirtualHost>, else before the first <Directory>; None for a
-    configuration that serves no files (a module's settings, an .htaccess file).
+    else before the first <VirtualHost>, else before the first <Directory>, or before the
+    outermost section that holds it (an <IfModule>; a <VirtualHost> around the <Directory>):
+    written inside, it would hold for that section only, and the rule would ask again. None for
+    a configuration that serves no files (a module's settings, an .htaccess file).
     Computed once per lint pass (several rules ask)."""
     cache = ctx.__dict__.setdefault("_httpd24_serving_anchor", [])
     if not cache:
@@ -66,16 +68,17 @@ def serving_anchor(ctx) -> Item | None:
     return cache[0]
 
 
-def _serving_anchor(ctx) -> Item | None:
+def _serving_anchor(ctx) -> Item | Section | None:
     first_vhost = first_directory = None
     for item in _server_items(ctx):
         if item.key == "documentroot" and item.in_section("virtualhost") is None and not item.context:
             return item
-        if item.key == "virtualhost" and first_vhost is None and not item.context:
+        if item.key == "virtualhost" and first_vhost is None:
             first_vhost = item
         if item.key == "directory" and first_directory is None:
             first_directory = item
-    return first_vhost or first_directory
+    first = first_vhost or first_directory
+    return first.context[0] if first is not None and first.context else first
 
 
 def _set_server_wide(ctx, key: str) -> bool:
@@ -113,7 +116,7 @@ class _ServerDefault(Rule):
         if anchor is None:
             return
         choice = decision(ctx, self.documented)
-        node = anchor.node
+        node = getattr(anchor, "node", anchor)
         text = f"{self.name_22} {self.value_22}"
         fix = self.fix(f"write {text} (2.2's default) explicitly", applicability(choice),
                        lambda: edit.insert_before(node, text), node)
