@@ -98,6 +98,9 @@ def test_the_htaccess_shape_writes_server_sections_and_htaccess_files():
     assert any("Alias /ext /srv/ext\n" in f["httpd.conf"] and "srv/ext/.htaccess" in f for _i, f in configs)
     assert any("Alias /x /srv/www/a\n" in f["httpd.conf"] for _i, f in configs)
     assert all(("srv/ext/.htaccess" in f) == ("Alias /ext" in f["httpd.conf"]) for _i, f in configs)
+    assert any("AllowOverride AuthConfig Limit Nonfatal=Override" in f["httpd.conf"]  # with_nonfatal
+               or "AllowOverride Limit AuthConfig Options Nonfatal=Override" in f["httpd.conf"]
+               for _i, f in differential.random_configs(SEED, 200, shapes="htaccess"))
 
 
 #: No AllowOverride applies to srv/www/a: 2.2 read the file (its default All), 2.4 answers 500 for its lines.

@@ -1985,10 +1985,11 @@ def random_config_vhosts(rng) -> dict[str, str]:
 
 
 def with_nonfatal(rng, files: dict[str, str]) -> dict[str, str]:
-    """One "vhosts" configuration in five with 2.4's ``Nonfatal=Override`` on one of its AllowOverride lines
-    that keep some class out: httpd skips the .htaccess lines that line keeps out (a skipped Order/Allow/
-    Deny/Satisfy still resets what the directory inherits of them) instead of answering 500. 2.2 refuses the
-    word, so the configuration ran on 2.4, whose Require providers have their names in lower case alone."""
+    """One "htaccess" or "vhosts" configuration in five with 2.4's ``Nonfatal=Override`` on one of its
+    AllowOverride lines that keep some class out: httpd skips the .htaccess lines that line keeps out (a
+    skipped Order/Allow/Deny/Satisfy still resets what the directory inherits of them) instead of answering
+    500. 2.2 refuses the word, so the configuration ran on 2.4, whose Require providers have their names in
+    lower case alone."""
     lines = list(re.finditer(r"(?m)^ *AllowOverride (?!None$|All$).*$", files["httpd.conf"]))
     if not lines or rng.random() >= 0.2:
         return files
@@ -2010,8 +2011,8 @@ def random_configs(seed: int, count: int, start: int = 0, *, shapes: str = "narr
     :func:`with_options` drawn from a stream of its own: the configurations it leaves alone are those of
     before it); both with :func:`outside_the_document_root`, :func:`as_one_virtual_host` and
     :func:`with_more_groups`, each from a stream of its own as well: text;
-    "htaccess" (:func:`random_config_htaccess`) and "vhosts" (:func:`random_config_vhosts`, with
-    :func:`with_nonfatal` from a stream of its own): file name -> text, ``httpd.conf`` the entry.
+    "htaccess" (:func:`random_config_htaccess`) and "vhosts" (:func:`random_config_vhosts`), both with
+    :func:`with_nonfatal` from a stream of its own: file name -> text, ``httpd.conf`` the entry.
     """
     import random
 
@@ -2021,11 +2022,9 @@ def random_configs(seed: int, count: int, start: int = 0, *, shapes: str = "narr
                     outside_the_document_root(random.Random(f"{seed}:{i}:outside"),
                                               random_config(random.Random(f"{seed}:{i}"))))))
                 for i in range(start, start + count)]
-    if shapes == "htaccess":
-        return [(i, random_config_htaccess(random.Random(f"{seed}:{shapes}:{i}"))) for i in range(start, start + count)]
-    if shapes == "vhosts":
-        return [(i, with_nonfatal(random.Random(f"{seed}:{shapes}:{i}:nonfatal"),
-                                  random_config_vhosts(random.Random(f"{seed}:{shapes}:{i}"))))
+    if shapes in ("htaccess", "vhosts"):
+        make = random_config_htaccess if shapes == "htaccess" else random_config_vhosts
+        return [(i, with_nonfatal(random.Random(f"{seed}:{shapes}:{i}:nonfatal"), make(random.Random(f"{seed}:{shapes}:{i}"))))
                 for i in range(start, start + count)]
     if shapes not in ("wide", "explicit"):
         raise ValueError(f"unknown shapes {shapes!r}")
