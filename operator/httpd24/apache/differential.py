@@ -1993,15 +1993,13 @@ def with_nonfatal(rng, files: dict[str, str]) -> dict[str, str]:
     lines = list(re.finditer(r"(?m)^ *AllowOverride (?!None$|All$).*$", files["httpd.conf"]))
     if not lines or rng.random() >= 0.2:
         return files
+    from ..access.apply import providers_as_24  # noqa: PLC0415 (access is optional at import time)
+
     line = rng.choice(lines)
     conf = files["httpd.conf"]
-    files = {**files, "httpd.conf": conf[:line.end()] + " Nonfatal=Override" + conf[line.end():]}
-    return {name: _PROVIDER_22_CASE.sub(lambda m: m[1] + m[2].lower(), text) for name, text in files.items()}
-
-
-#: A Require line's provider as 2.2 read it in any case (:func:`_cased`), which 2.4 refuses ("Unknown Authz
-#: provider: uSER").
-_PROVIDER_22_CASE = re.compile(r"(?im)^(\s*require\s+)(valid-user|user|group)\b")
+    configset = _as_configset({**files, "httpd.conf": conf[:line.end()] + " Nonfatal=Override" + conf[line.end():]})
+    providers_as_24(configset)  # 2.4 refuses `Require uSER`, which 2.2 read (:func:`_cased`)
+    return {name: data.decode() for name, data in configset.render().items()}
 
 
 def random_configs(seed: int, count: int, start: int = 0, *, shapes: str = "narrow") -> list[tuple[int, str | dict[str, str]]]:
